@@ -1,0 +1,46 @@
+#pragma once
+/// \file
+/// \brief Differentiable tensor operations recorded on a tape (Chapters 15–16).
+///
+/// Each op validates its inputs (live tape, same tape, shapes) before recording anything, runs
+/// the tensor operation, and records a node whose backward closure ADDS into the parents'
+/// gradients. Tensor shape errors come back as AutogradErrorCode::tensor with the op as stage.
+
+#include <cstddef>
+#include <expected>
+
+#include <llmfs/autograd/tape.hpp>
+#include <llmfs/tensor/tensor.hpp>
+
+namespace llmfs::autograd {
+
+/// `a + b` with broadcasting. Backward: `ga += sum_to(g, shape a)`, `gb += sum_to(g, shape b)`.
+[[nodiscard]] std::expected<TensorValue, AutogradError> add(const TensorValue& a,
+                                                            const TensorValue& b);
+/// `a - b` with broadcasting. Backward: `ga += sum_to(g)`, `gb += sum_to(-g)`.
+[[nodiscard]] std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
+                                                                 const TensorValue& b);
+/// `a ⊙ b` with broadcasting. Backward: `ga += sum_to(g ⊙ b)`, `gb += sum_to(g ⊙ a)`.
+[[nodiscard]] std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
+                                                                 const TensorValue& b);
+/// `factor · a`. Backward: `ga += factor · g`.
+[[nodiscard]] std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double factor);
+/// Batched `a [..., n, k] · b [..., k, m]` (see tensor::matmul). Backward:
+/// `ga += sum_to(g · bᵀ)`, `gb += sum_to(aᵀ · g)` (transposes of the last two axes).
+[[nodiscard]] std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
+                                                               const TensorValue& b);
+/// Same elements under a new shape. Backward: `ga += reshape(g, shape a)`.
+[[nodiscard]] std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
+                                                                tensor::Shape shape);
+/// Swap two axes (a contiguous copy). Backward: `ga += transpose(g, axis_a, axis_b)`.
+[[nodiscard]] std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
+                                                                  std::size_t axis_a,
+                                                                  std::size_t axis_b);
+/// Sum of all elements, rank 0. Backward: `ga += g` broadcast to the shape of a.
+[[nodiscard]] std::expected<TensorValue, AutogradError> sum(const TensorValue& a);
+/// Row softmax over the last axis (see tensor::softmax_last_axis for the fully masked row
+/// policy). Backward per row: `gx_j += y_j · (g_j − Σ_k g_k y_k)`; masked entries (y = 0)
+/// receive exactly 0.
+[[nodiscard]] std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a);
+
+}  // namespace llmfs::autograd

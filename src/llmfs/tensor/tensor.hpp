@@ -1,0 +1,83 @@
+#pragma once
+/// \file
+/// \brief Tensor: a shape plus contiguous row-major `double` storage (Chapter 8).
+
+#include <cstddef>
+#include <expected>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include <llmfs/tensor/error.hpp>
+#include <llmfs/tensor/shape.hpp>
+
+namespace llmfs::tensor {
+
+/// A dense tensor of `double`: a Shape and its elements in row-major (C) order.
+///
+/// Element `(i0, i1, ..., ik)` lives at `Σ i_a · stride_a` with row_major_strides(shape()).
+/// Every operation returns a new contiguous tensor; there are no aliasing views. A Tensor
+/// formats with fmt as `shape:[2,2] values:[1.000000,2.000000,3.000000,4.000000]`.
+class Tensor {
+ public:
+  /// The rank-0 tensor holding 0.0.
+  Tensor();
+
+  /// A tensor from its shape and row-major values.
+  /// \return TensorErrorCode::size_mismatch if `values.size()` differs from the element
+  ///         count, TensorErrorCode::element_count_overflow if that count overflows.
+  [[nodiscard]] static std::expected<Tensor, TensorError> from(Shape shape,
+                                                               std::vector<double> values);
+  /// A tensor of zeros. Throws std::length_error (as std::vector does) if the element count
+  /// overflows; use from() for a checked construction.
+  [[nodiscard]] static Tensor zeros(Shape shape);
+  /// A tensor with every element equal to `value` (same overflow rule as zeros()).
+  [[nodiscard]] static Tensor full(Shape shape, double value);
+  /// The rank-0 tensor holding `value`.
+  [[nodiscard]] static Tensor scalar(double value);
+
+  /// The shape.
+  [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
+  /// Number of axes.
+  [[nodiscard]] std::size_t rank() const noexcept { return shape_.rank(); }
+  /// Number of elements (1 for rank 0, 0 if any axis is empty).
+  [[nodiscard]] std::size_t size() const noexcept { return values_.size(); }
+  /// The elements in row-major order.
+  [[nodiscard]] std::span<const double> values() const noexcept { return values_; }
+  /// The elements in row-major order, writable (the shape cannot change).
+  [[nodiscard]] std::span<double> mutable_values() noexcept { return values_; }
+
+  /// Checked element access by multi-index, e.g. `t.at({0, 2, 1})`.
+  /// \return TensorErrorCode::index_out_of_range if the index rank differs from rank() or
+  ///         an entry is not below its axis length.
+  [[nodiscard]] std::expected<double, TensorError> at(std::span<const std::size_t> index) const;
+  /// Checked element access by a braced multi-index (see the span overload).
+  [[nodiscard]] std::expected<double, TensorError> at(
+      std::initializer_list<std::size_t> index) const {
+    return at(std::span<const std::size_t>(index.begin(), index.size()));
+  }
+
+  /// Equal shapes and elementwise `==` values (so NaN never compares equal, and 0.0 == -0.0).
+  friend bool operator==(const Tensor&, const Tensor&) = default;
+
+ private:
+  Tensor(Shape shape, std::vector<double> values);
+  Shape shape_;
+  std::vector<double> values_;
+};
+
+/// True when both tensors have the same shape and every element has the same bit pattern
+/// (distinguishes 0.0 from -0.0 and compares NaN payloads): the replay test's notion of equal.
+[[nodiscard]] bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept;
+
+}  // namespace llmfs::tensor
+
+/// Formats a Tensor as `shape:[a,b] values:[v0,v1,...]`, six decimals, negative zero as 0.000000.
+template <>
+struct fmt::formatter<llmfs::tensor::Tensor> : fmt::formatter<fmt::string_view> {
+  /// Writes the tensor into the context's output.
+  auto format(const llmfs::tensor::Tensor& tensor, fmt::format_context& ctx) const
+      -> decltype(ctx.out());
+};
