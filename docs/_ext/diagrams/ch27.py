@@ -1,0 +1,159 @@
+"""Chapter 27 diagram: one scaled dot-product head, drawn from snippets/ch27-self-attention/trace.txt.
+
+Every number on the page is copied from a record; the renderer only lays records out. The
+one piece of geometry is a bar whose length is proportional to a weight that the record
+carries (weights lie in [0, 1]).
+
+Records read:
+  CONFIG      batch, tokens, d_model, d_k, d_v, scale, projections
+  ROW         stage (query|key|value), token, values          one per stage and token
+  CELL        query, key, dot, score, weight                   one per query/key pair
+  MIX         query, weights, row_sum, output                  one per query
+  SATURATION  scale, d_k, scores, weights, max_derivative      unscaled, then scaled
+  ADDITIVE    query, additive, dot                             the history contrast
+
+Returns (html, text_alternative). HTML uses classes only; bars are inline SVG drawn with
+currentColor so they follow light and dark mode, and every bar has its number printed
+beside it, so nothing depends on colour.
+"""
+
+from __future__ import annotations
+
+import html
+
+
+def _kind(records, kind):
+    return [r for r in records if r.kind == kind]
+
+
+def _single(records, kind):
+    found = _kind(records, kind)
+    if len(found) != 1:
+        raise ValueError(f"expected one {kind} record, found {len(found)}")
+    return found[0]
+
+
+def _items(text: str) -> list[str]:
+    text = text.strip()
+    if not (text.startswith("[") and text.endswith("]")):
+        raise ValueError(f"expected a list [a,b,...], got {text!r}")
+    body = text[1:-1]
+    return body.split(",") if body else []
+
+
+def _pretty(text: str) -> str:
+    return "[" + ", ".join(_items(text)) + "]"
+
+
+def _esc(text: str) -> str:
+    return html.escape(text, quote=True)
+
+
+def _bar(weight_text: str, label: str) -> str:
+    """A horizontal bar, full width 60 units for weight 1, drawn in currentColor."""
+    weight = min(max(float(weight_text), 0.0), 1.0)
+    width = 60.0 * weight
+    return (
+        f'<svg class="ch27-bar" viewBox="0 0 62 8" width="62" height="8" role="img" '
+        f'aria-label="{_esc(label)}">'
+        f'<rect x="0.5" y="0.5" width="61" height="7" fill="none" stroke="currentColor" '
+        f'stroke-width="0.5" opacity="0.5"/>'
+        f'<rect x="1" y="1" width="{width:.3f}" height="6" fill="currentColor"/></svg>'
+    )
+
+
+def _rows_table(rows, tokens, text):
+    stages = ["query", "key", "value"]
+    out = ['<table class="ch27-table ch27-rows"><caption>Projected rows (Q = XW_Q, K = XW_K, '
+           'V = XW_V)</caption><thead><tr><th scope="col">Token</th>']
+    out += [f'<th scope="col">{stage}</th>' for stage in stages]
+    out.append("</tr></thead><tbody>")
+    for token in tokens:
+        out.append(f'<tr><th scope="row">t={_esc(token)}</th>')
+        line = []
+        for stage in stages:
+            row = next(r for r in rows if r["stage"] == stage and r["token"] == token)
+            out.append(f"<td>{_esc(_pretty(row['values']))}</td>")
+            line.append(f"{stage} {_pretty(row['values'])}")
+        out.append("</tr>")
+        text.append(f"Token {token}: " + ", ".join(line) + ".")
+    out.append("</tbody></table>")
+    return out
+
+
+def _weight_table(cells, mixes, tokens, config, text):
+    out = ['<table class="ch27-table ch27-weights"><caption>Each query row: dot product, scaled '
+           f"score (× {_esc(config['scale'])}) and softmax weight against every key; the row's "
+           "weights blend the value rows into its output</caption><thead><tr>"
+           '<th scope="col">Query \\ key</th>']
+    out += [f'<th scope="col">k={_esc(t)}</th>' for t in tokens]
+    out.append('<th scope="col">Row sum</th><th scope="col">Output (value mixture)</th></tr></thead><tbody>')
+    text.append(f"Weights: each score is the dot product times {config['scale']}, then a softmax over the keys of the row.")
+    for query in tokens:
+        mix = next(m for m in mixes if m["query"] == query)
+        out.append(f'<tr><th scope="row">q={_esc(query)}</th>')
+        pieces = []
+        for key in tokens:
+            cell = next(c for c in cells if c["query"] == query and c["key"] == key)
+            diagonal = " ch27-diagonal" if query == key else ""
+            label = f"weight {cell['weight']} of query {query} on key {key}"
+            out.append(
+                f'<td class="ch27-cell{diagonal}">{_bar(cell["weight"], label)}'
+                f'<span class="ch27-weight">{_esc(cell["weight"])}</span>'
+                f'<span class="ch27-detail">dot {_esc(cell["dot"])} → score {_esc(cell["score"])}</span></td>'
+            )
+            pieces.append(f"key {key}: dot {cell['dot']}, score {cell['score']}, weight {cell['weight']}")
+        out.append(f"<td>{_esc(mix['row_sum'])}</td><td>{_esc(_pretty(mix['output']))}</td></tr>")
+        text.append(f"  query {query}: " + "; ".join(pieces)
+                    + f". Row sum {mix['row_sum']}; output {_pretty(mix['output'])}.")
+    out.append("</tbody></table>")
+    return out
+
+
+def _saturation_table(rows, text):
+    out = ['<table class="ch27-table ch27-saturation"><caption>Why divide by √d_k: the same three '
+           "keys with and without the scale</caption><thead><tr><th scope=\"col\">Scale</th>"
+           '<th scope="col">Scores</th><th scope="col">Weights</th>'
+           '<th scope="col">Largest softmax derivative</th></tr></thead><tbody>']
+    for row in rows:
+        weights = _items(row["weights"])
+        bars = "".join(
+            f'<span class="ch27-satcell">{_bar(w, f"weight {w} on key {i}")}'
+            f'<span class="ch27-weight">k={i}: {_esc(w)}</span></span>'
+            for i, w in enumerate(weights)
+        )
+        out.append(f'<tr><th scope="row">{_esc(row["scale"])} (d_k={_esc(row["d_k"])})</th>'
+                   f"<td>{_esc(_pretty(row['scores']))}</td><td>{bars}</td>"
+                   f"<td>{_esc(row['max_derivative'])}</td></tr>")
+        text.append(f"Scale {row['scale']} at d_k={row['d_k']}: scores {_pretty(row['scores'])} give weights "
+                    f"{_pretty(row['weights'])}; the largest softmax derivative entry is {row['max_derivative']}.")
+    out.append("</tbody></table>")
+    return out
+
+
+def render(records):
+    config = _single(records, "CONFIG")
+    rows = _kind(records, "ROW")
+    cells = _kind(records, "CELL")
+    mixes = _kind(records, "MIX")
+    saturation = _kind(records, "SATURATION")
+    additive = _single(records, "ADDITIVE")
+    if not rows or not cells or not mixes or len(saturation) != 2:
+        raise ValueError("the ch27 trace needs ROW, CELL, MIX records and two SATURATION records")
+    tokens = [m["query"] for m in mixes]
+
+    text = [f"One attention head on {config['tokens']} tokens (batch {config['batch']}), d_model="
+            f"{config['d_model']}, d_k={config['d_k']}, d_v={config['d_v']}, projections "
+            f"{config['projections']}, scale {config['scale']}."]
+    parts = ['<div class="ch27-diagram">']
+    parts += _rows_table(rows, tokens, text)
+    parts += _weight_table(cells, mixes, tokens, config, text)
+    parts += _saturation_table(saturation, text)
+    parts.append('<p class="ch27-history">History contrast for query '
+                 f"{_esc(additive['query'])}: additive scores {_esc(_pretty(additive['additive']))} "
+                 f"(one small tanh network per key) against scaled dot-product scores "
+                 f"{_esc(_pretty(additive['dot']))} (one row of one matrix product).</p>")
+    text.append(f"History contrast for query {additive['query']}: additive scores "
+                f"{_pretty(additive['additive'])}, scaled dot-product scores {_pretty(additive['dot'])}.")
+    parts.append("</div>")
+    return "".join(parts), "\n".join(text)
