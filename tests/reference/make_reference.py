@@ -52,7 +52,8 @@ def build(name):
     result = CASES[name]()
     seed, description, inputs, tensors = result[:4]
     dtype = result[4] if len(result) > 4 else "float64"
-    header = rc.header_lines(SCRIPT, seed, description, dtype, inputs)
+    extra = result[5] if len(result) > 5 else []
+    header = rc.header_lines(SCRIPT, seed, description, dtype, inputs) + extra
     return rc.render_case(header, tensors)
 
 
@@ -126,7 +127,7 @@ def main():
             os.makedirs(args.out, exist_ok=True)
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(text)
-            print("reference: wrote %s (%d tensors)" % (os.path.relpath(path), text.count("\n") - 7))
+            print("reference: wrote %s (%d tensors)" % (os.path.relpath(path), len(rc.parse_case(text)[1])))
             continue
         if not os.path.exists(path):
             print("parity: STALE %s: no committed file %s; run %s" % (name, path, SCRIPT))
