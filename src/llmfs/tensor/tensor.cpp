@@ -1,0 +1,84 @@
+#include <llmfs/tensor/tensor.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <stdexcept>
+
+#include <llmfs/report/format.hpp>
+
+namespace llmfs::tensor {
+
+namespace {
+
+std::size_t checked_count(const Shape& shape) {
+  const auto count = shape.element_count();
+  if (!count) throw std::length_error(fmt::format("tensor shape {} has too many elements", shape));
+  return *count;
+}
+
+}  // namespace
+
+Tensor::Tensor() : values_(1, 0.0) {}
+
+Tensor::Tensor(Shape shape, std::vector<double> values)
+    : shape_(std::move(shape)), values_(std::move(values)) {}
+
+std::expected<Tensor, TensorError> Tensor::from(Shape shape, std::vector<double> values) {
+  const auto count = shape.element_count();
+  if (!count) {
+    return std::unexpected(TensorError{TensorErrorCode::element_count_overflow, "tensor", {shape}, {}});
+  }
+  if (*count != values.size()) {
+    return std::unexpected(TensorError{TensorErrorCode::size_mismatch, "tensor", {shape},
+                                       fmt::format("shape holds {} elements, got {} values",
+                                                   *count, values.size())});
+  }
+  return Tensor(std::move(shape), std::move(values));
+}
+
+Tensor Tensor::zeros(Shape shape) { return full(std::move(shape), 0.0); }
+
+Tensor Tensor::full(Shape shape, double value) {
+  const std::size_t count = checked_count(shape);
+  return Tensor(std::move(shape), std::vector<double>(count, value));
+}
+
+Tensor Tensor::scalar(double value) { return Tensor(Shape{}, std::vector<double>{value}); }
+
+std::expected<double, TensorError> Tensor::at(std::span<const std::size_t> index) const {
+  const auto error = [&](std::string detail) {
+    return std::unexpected(
+        TensorError{TensorErrorCode::index_out_of_range, "at", {shape_}, std::move(detail)});
+  };
+  if (index.size() != rank()) {
+    return error(fmt::format("index [{}] has rank {}, tensor has rank {}",
+                             fmt::join(index, ","), index.size(), rank()));
+  }
+  std::size_t offset = 0;
+  for (std::size_t axis = 0; axis < rank(); ++axis) {
+    if (index[axis] >= shape_[axis]) {
+      return error(fmt::format("index [{}]: entry {} on axis {} of length {}",
+                               fmt::join(index, ","), index[axis], axis, shape_[axis]));
+    }
+    offset = offset * shape_[axis] + index[axis];
+  }
+  return values_[offset];
+}
+
+bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept {
+  if (a.shape() != b.shape()) return false;
+  const auto av = a.values();
+  const auto bv = b.values();
+  for (std::size_t i = 0; i < av.size(); ++i) {
+    if (std::bit_cast<std::uint64_t>(av[i]) != std::bit_cast<std::uint64_t>(bv[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace llmfs::tensor
+
+auto fmt::formatter<llmfs::tensor::Tensor>::format(const llmfs::tensor::Tensor& tensor,
+                                                   fmt::format_context& ctx) const
+    -> decltype(ctx.out()) {
+  return fmt::format_to(ctx.out(), "{}", llmfs::report::format_tensor(tensor));
+}

@@ -1,0 +1,103 @@
+#include <llmfs/tensor/tensor.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include "tensor/random_tensor.hpp"
+
+namespace {
+
+using llmfs::tensor::Shape;
+using llmfs::tensor::Tensor;
+using llmfs::tensor::TensorErrorCode;
+
+TEST(Shape, FormatsWithoutSpaces) {
+  EXPECT_EQ(fmt::format("{}", Shape{1, 3, 4}), "[1,3,4]");
+  EXPECT_EQ(fmt::format("{}", Shape{}), "[]");
+  EXPECT_EQ(fmt::format("{}", Shape{0}), "[0]");
+}
+
+TEST(Shape, ElementCountIsProductAndDetectsOverflow) {
+  EXPECT_EQ(Shape({2, 3, 4}).element_count(), 24u);
+  EXPECT_EQ(Shape{}.element_count(), 1u);
+  EXPECT_EQ(Shape({0, 3, 4}).element_count(), 0u);
+  const std::size_t big = std::size_t{1} << 40;
+  EXPECT_FALSE(Shape({big, big}).element_count().has_value());
+  // An empty axis makes the count 0 even when the other axes would overflow.
+  EXPECT_EQ(Shape({big, big, 0}).element_count(), 0u);
+}
+
+TEST(Shape, RowMajorStridesEndInOne) {
+  // [2,3,4]: stride of axis 2 is 1, axis 1 is 4, axis 0 is 3*4 = 12.
+  EXPECT_EQ(row_major_strides(Shape{2, 3, 4}), (std::vector<std::size_t>{12, 4, 1}));
+  EXPECT_TRUE(row_major_strides(Shape{}).empty());
+}
+
+TEST(Tensor, FromRejectsWrongValueCount) {
+  auto t = Tensor::from(Shape{2, 3}, {1, 2, 3, 4, 5});
+  ASSERT_FALSE(t.has_value());
+  EXPECT_EQ(t.error().code, TensorErrorCode::size_mismatch);
+  EXPECT_EQ(fmt::format("{}", t.error()),
+            "tensor: size mismatch: [2,3] (shape holds 6 elements, got 5 values)");
+}
+
+TEST(Tensor, FromRejectsOverflowingShape) {
+  const std::size_t big = std::size_t{1} << 40;
+  auto t = Tensor::from(Shape{big, big}, {});
+  ASSERT_FALSE(t.has_value());
+  EXPECT_EQ(t.error().code, TensorErrorCode::element_count_overflow);
+}
+
+TEST(Tensor, AtReadsRowMajorOffset) {
+  // [2,3] values 0..5: element (1,2) is at offset 1*3 + 2 = 5.
+  auto t = Tensor::from(Shape{2, 3}, {0, 1, 2, 3, 4, 5}).value();
+  EXPECT_EQ(t.at({1, 2}).value(), 5.0);
+  EXPECT_EQ(t.at({0, 1}).value(), 1.0);
+  EXPECT_EQ(t.rank(), 2u);
+  EXPECT_EQ(t.size(), 6u);
+}
+
+TEST(Tensor, AtRejectsBadIndexAsValue) {
+  auto t = Tensor::zeros(Shape{2, 3});
+  auto wrong_rank = t.at({1});
+  ASSERT_FALSE(wrong_rank.has_value());
+  EXPECT_EQ(wrong_rank.error().code, TensorErrorCode::index_out_of_range);
+  auto past_end = t.at({0, 3});
+  ASSERT_FALSE(past_end.has_value());
+  EXPECT_EQ(fmt::format("{}", past_end.error()),
+            "at: index out of range: [2,3] (index [0,3]: entry 3 on axis 1 of length 3)");
+}
+
+TEST(Tensor, ZerosFullAndScalar) {
+  auto z = Tensor::zeros(Shape{2, 2});
+  for (double v : z.values()) EXPECT_EQ(v, 0.0);
+  auto f = Tensor::full(Shape{3}, 2.5);
+  EXPECT_EQ(f.values().size(), 3u);
+  for (double v : f.values()) EXPECT_EQ(v, 2.5);
+  auto s = Tensor::scalar(7.0);
+  EXPECT_EQ(s.rank(), 0u);
+  EXPECT_EQ(s.at({}).value(), 7.0);
+  auto empty = Tensor::zeros(Shape{0, 3, 4});
+  EXPECT_EQ(empty.size(), 0u);
+}
+
+TEST(Tensor, FormatsShapeAndSixDecimals) {
+  auto t = Tensor::from(Shape{2, 2}, {1.0, -0.0, 0.5403023058681398, -std::numeric_limits<double>::infinity()}).value();
+  EXPECT_EQ(fmt::format("{}", t),
+            "shape:[2,2] values:[1.000000,0.000000,0.540302,-inf]");
+}
+
+TEST(Tensor, BitwiseEqualSeparatesNegativeZero) {
+  auto a = Tensor::from(Shape{1}, {0.0}).value();
+  auto b = Tensor::from(Shape{1}, {-0.0}).value();
+  EXPECT_TRUE(a == b);  // IEEE equality
+  EXPECT_FALSE(bitwise_equal(a, b));
+  EXPECT_TRUE(bitwise_equal(a, a));
+  EXPECT_FALSE(bitwise_equal(a, Tensor::from(Shape{1, 1}, {0.0}).value()));
+}
+
+}  // namespace
