@@ -3,15 +3,18 @@
 render(records) reads the 34 records that `ch30-multi-head-attention --trace` prints
 (snippets/ch30-multi-head-attention/trace.txt) and returns (html, text_alternative). Every
 number and label it shows is copied from a record; nothing is recomputed here. The HTML uses
-the classes in docs/_static/diagrams/ch30.css: heads differ by border style (solid, dashed)
-and by a written label; allowed keys, blocked keys and the allowed diagonal differ by a
-written tag, an underline style and a border, never by colour alone.
+the shared classes of docs/_static/llmfs.css (see docs/_ext/diagrams/README.md): heads are
+lanes that differ by colour, border style (solid, dashed) and a written label; allowed keys,
+blocked keys and the allowed diagonal differ by tint, hatching and outline, and each cell also
+carries a written tag, so nothing depends on colour alone.
 """
 
 from __future__ import annotations
 
 import html
 import re
+
+from trace_records import TraceFormatError
 
 EXPECTED_COUNTS = {
     "CONFIG": 1,
@@ -61,48 +64,47 @@ PROOF_WORDS = {
     "preserved": "attention probabilities preserved",
 }
 
-_NUMBER_LIST = re.compile(r"^\[(.*)\]$")
+_LIST = re.compile(r"^\[(.*)\]$")
 
 
-class Ch30TraceError(ValueError):
-    """The trace does not have the shape this renderer draws."""
-
-
-# ----------------------------------------------------------------------------- reading
-
-
-def _list(text: str, what: str) -> list[str]:
-    """`[a,b,c]` -> ["a", "b", "c"] (strings, exactly as printed)."""
-    match = _NUMBER_LIST.match(text)
-    if not match:
-        raise Ch30TraceError(f"{what}: expected a list [..], got {text!r}")
-    inner = match.group(1)
-    return inner.split(",") if inner else []
-
-
-def _rows(text: str, what: str) -> list[list[str]]:
-    """`[[a,b],[c,d]]` -> [["a", "b"], ["c", "d"]]."""
-    if not (text.startswith("[[") and text.endswith("]]")):
-        raise Ch30TraceError(f"{what}: expected rows [[..],[..]], got {text!r}")
-    return [row.split(",") for row in text[2:-2].split("],[")]
+def _fail(record, message: str):
+    raise TraceFormatError("trace.txt", record.line, f"{record.kind} record: {message}")
 
 
 def _field(record, key: str) -> str:
     value = record.get(key)
     if value is None:
-        raise Ch30TraceError(f"trace line {record.line}: {record.kind} record has no {key!r}")
+        _fail(record, f"no {key!r} field")
     return value
+
+
+def _list(record, key: str) -> list[str]:
+    """`[a,b,c]` -> ["a", "b", "c"] (strings, exactly as printed)."""
+    match = _LIST.match(_field(record, key))
+    if not match:
+        _fail(record, f"{key} must be a list [..]")
+    inner = match.group(1)
+    return inner.split(",") if inner else []
+
+
+def _rows(record, key: str) -> list[list[str]]:
+    """`[[a,b],[c,d]]` -> [["a", "b"], ["c", "d"]]."""
+    text = _field(record, key)
+    if not (text.startswith("[[") and text.endswith("]]")):
+        _fail(record, f"{key} must be a list of rows [[..],[..]]")
+    return [row.split(",") for row in text[2:-2].split("],[")]
 
 
 def _group(records) -> dict[str, list]:
     groups: dict[str, list] = {kind: [] for kind in EXPECTED_COUNTS}
     for record in records:
         if record.kind not in groups:
-            raise Ch30TraceError(f"trace line {record.line}: unexpected record kind {record.kind}")
+            _fail(record, "is not a chapter 30 record kind")
         groups[record.kind].append(record)
     for kind, count in EXPECTED_COUNTS.items():
         if len(groups[kind]) != count:
-            raise Ch30TraceError(f"expected {count} {kind} record(s), found {len(groups[kind])}")
+            raise TraceFormatError("trace.txt", records[-1].line,
+                                   f"expected {count} {kind} record(s), found {len(groups[kind])}")
     return groups
 
 
@@ -121,82 +123,85 @@ def _e(text: str) -> str:
 
 
 def _vector(values: list[str]) -> str:
-    return '<span class="ch30-vec">[' + ",\u200b".join(_e(v) for v in values) + "]</span>"
+    return '<span class="llmfs-mono">[' + ",\u200b".join(_e(v) for v in values) + "]</span>"
 
 
 def _head_class(head: str) -> str:
-    return "ch30-head-0" if head == "0" else "ch30-head-1"
+    return f"llmfs-lane llmfs-lane-{int(head) % 4}"
 
 
 def _section(title: str, note: str, body: str) -> str:
-    return (f'<section class="ch30-step"><h4 class="ch30-step-title">{_e(title)}</h4>'
-            f'<p class="ch30-note">{_e(note)}</p>{body}</section>')
+    return (f'<section><p><strong>{_e(title)}</strong><br>'
+            f'<span class="llmfs-muted">{_e(note)}</span></p>{body}</section>')
 
 
 def _legend() -> str:
     return (
-        '<ul class="ch30-legend" aria-label="How to read the diagram">'
-        '<li><span class="ch30-swatch ch30-head-0">Head 0</span> solid border</li>'
-        '<li><span class="ch30-swatch ch30-head-1">Head 1</span> dashed border</li>'
-        '<li><span class="ch30-cell ch30-allowed ch30-swatch-cell">0.50 <small>allowed</small></span>'
-        ' allowed key: solid underline</li>'
-        '<li><span class="ch30-cell ch30-blocked ch30-swatch-cell">0.00 <small>blocked</small></span>'
-        ' blocked key: dashed underline, hatched</li>'
-        '<li><span class="ch30-cell ch30-allowed ch30-diagonal ch30-swatch-cell">1.00 <small>diagonal</small></span>'
-        ' the token itself: double border</li>'
-        "</ul>"
+        '<table class="llmfs-table"><caption>How to read the diagram</caption><tbody>'
+        '<tr><td><div class="llmfs-lane llmfs-lane-0"><span class="llmfs-lane-label">Head 0</span></div></td>'
+        '<td>solid lane border</td></tr>'
+        '<tr><td><div class="llmfs-lane llmfs-lane-1"><span class="llmfs-lane-label">Head 1</span></div></td>'
+        '<td>dashed lane border</td></tr>'
+        '<tr><td class="llmfs-allowed llmfs-num">0.500000 <small>allowed</small></td>'
+        '<td>a key the query may see (tinted, tagged "allowed")</td></tr>'
+        '<tr><td class="llmfs-blocked llmfs-num">0.000000 <small>blocked</small></td>'
+        '<td>a future key, masked: hatched, marked ✕, tagged "blocked"</td></tr>'
+        '<tr><td class="llmfs-allowed llmfs-highlight llmfs-num">1.000000 <small>allowed · diagonal</small></td>'
+        '<td>the query token itself: outlined and bold, tagged "diagonal"</td></tr>'
+        "</tbody></table>"
     )
 
 
 def _shapes_html(shapes) -> str:
-    items = "".join(
-        f'<li><span class="ch30-stage">{_e(SHAPE_LABELS.get(r["stage"], r["stage"]))}</span>'
-        f'<code class="ch30-shape">{_e(_field(r, "value"))}</code></li>'
-        for r in shapes
-    )
-    return f'<ol class="ch30-shape-flow">{items}</ol>'
+    boxes = []
+    for r in shapes:
+        boxes.append(f'<div class="llmfs-box"><div class="llmfs-box-title">'
+                     f'{_e(SHAPE_LABELS.get(r["stage"], r["stage"]))}</div>'
+                     f'<span class="llmfs-shape">{_e(_field(r, "value"))}</span></div>')
+    arrow = '<span class="llmfs-arrow" aria-hidden="true"></span>'
+    return f'<div class="llmfs-flow">{arrow.join(boxes)}</div>'
 
 
 def _partition_html(partitions) -> str:
     head_cells = "".join(
-        f'<th scope="col" class="{_head_class(p["head"])}">Head {_e(p["head"])} '
-        f'<small>features {_e(",".join(_list(_field(p, "features"), "features")))}</small></th>'
+        f'<th scope="col"><div class="{_head_class(p["head"])}"><span class="llmfs-lane-label">Head {_e(p["head"])}</span> '
+        f'<small>features {_e(",".join(_list(p, "features")))}</small></div></th>'
         for p in partitions
     )
     body = ""
     for key, label in PARTITION_ROWS:
         cells = ""
         for p in partitions:
-            rows = _rows(_field(p, key), key)
-            cells += (f'<td class="{_head_class(p["head"])}">'
+            rows = _rows(p, key)
+            cells += (f'<td><div class="{_head_class(p["head"])}">'
                       + "<br>".join(f"<small>t={t}</small> {_vector(r)}" for t, r in enumerate(rows))
-                      + "</td>")
+                      + "</div></td>")
         body += f'<tr><th scope="row">{_e(label)}</th>{cells}</tr>'
-    return (f'<table class="ch30-table ch30-partition"><caption>Rows of each head lane, by token '
+    return (f'<table class="llmfs-table"><caption>Rows of each head lane, by token '
             f'position t</caption><thead><tr><th scope="col">Stage</th>{head_cells}</tr></thead>'
             f"<tbody>{body}</tbody></table>")
 
 
 def _weight_cell(probability: str, visibility: str, is_diagonal: bool) -> str:
-    classes = ["ch30-cell", "ch30-allowed" if visibility == "allowed" else "ch30-blocked"]
+    classes = ["llmfs-num", "llmfs-allowed" if visibility == "allowed" else "llmfs-blocked"]
     tags = [visibility]
     if is_diagonal:
-        classes.append("ch30-diagonal")
+        classes.append("llmfs-highlight")
         tags.append("diagonal")
-    return (f'<td class="{" ".join(classes)}">{_e(probability)} '
-            f'<small class="ch30-tag">{_e(" · ".join(tags))}</small></td>')
+    return (f'<td class="{" ".join(classes)}">{_e(probability)}<br>'
+            f'<small>{_e(" · ".join(tags))}</small></td>')
 
 
 def _head_table_html(head: str, weights, outputs) -> str:
-    keys = len(_list(_field(weights[0], "probabilities"), "probabilities"))
+    keys = len(_list(weights[0], "probabilities"))
     key_cells = "".join(f'<th scope="col">key {k}</th>' for k in range(keys))
-    mixtures = {_field(o, "token"): _list(_field(o, "mixture"), "mixture") for o in outputs}
+    mixtures = {_field(o, "token"): _list(o, "mixture") for o in outputs}
     body = ""
     for w in weights:
         query = _field(w, "query")
-        probabilities = _list(_field(w, "probabilities"), "probabilities")
-        visibility = _list(_field(w, "visibility"), "visibility")
-        scores = _list(_field(w, "scores"), "scores")
+        probabilities = _list(w, "probabilities")
+        visibility = _list(w, "visibility")
+        scores = _list(w, "scores")
         diagonal = _field(w, "diagonal")
         cells = "".join(
             _weight_cell(p, v, str(k) == diagonal)
@@ -204,38 +209,39 @@ def _head_table_html(head: str, weights, outputs) -> str:
         )
         score_text = ", ".join(scores)
         body += (f'<tr><th scope="row">query {_e(query)}</th>{cells}'
-                 f'<td class="ch30-sum">{_e(_field(w, "row_sum"))}</td>'
-                 f'<td class="ch30-mix">{_vector(mixtures.get(query, []))}</td>'
-                 f'<td class="ch30-scores"><small>{_e(score_text)}</small></td></tr>')
-    return (f'<table class="ch30-table ch30-weights {_head_class(head)}">'
+                 f'<td class="llmfs-num">{_e(_field(w, "row_sum"))}</td>'
+                 f'<td>{_vector(mixtures.get(query, []))}</td>'
+                 f'<td class="llmfs-mono llmfs-muted">{_e(score_text)}</td></tr>')
+    return (f'<div class="{_head_class(head)}"><span class="llmfs-lane-label">Head {_e(head)}</span>'
+            f'<table class="llmfs-table">'
             f"<caption>Head {_e(head)}: causal attention probabilities</caption>"
             f'<thead><tr><th scope="col">Query</th>{key_cells}<th scope="col">Row sum</th>'
             f'<th scope="col">Value mixture H</th><th scope="col">Scaled scores + mask</th></tr></thead>'
-            f"<tbody>{body}</tbody></table>")
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def _merged_html(merged) -> str:
     body = "".join(
         f'<tr><th scope="row">t={_e(m["token"])}</th>'
-        f'<td class="ch30-head-0">{_vector(_list(_field(m, "head_0"), "head_0"))}</td>'
-        f'<td class="ch30-head-1">{_vector(_list(_field(m, "head_1"), "head_1"))}</td>'
-        f'<td>{_vector(_list(_field(m, "row"), "row"))}</td></tr>'
+        f'<td><div class="{_head_class("0")}">{_vector(_list(m, "head_0"))}</div></td>'
+        f'<td><div class="{_head_class("1")}">{_vector(_list(m, "head_1"))}</div></td>'
+        f'<td>{_vector(_list(m, "row"))}</td></tr>'
         for m in merged
     )
-    return ('<table class="ch30-table"><caption>Concatenation: head rows side by side, '
+    return ('<table class="llmfs-table"><caption>Concatenation: head rows side by side, '
             'nothing added</caption><thead><tr><th scope="col">Token</th>'
-            '<th scope="col" class="ch30-head-0">Head 0</th><th scope="col" class="ch30-head-1">Head 1</th>'
+            f'<th scope="col"><div class="{_head_class("0")}">Head 0</div></th><th scope="col"><div class="{_head_class("1")}">Head 1</div></th>'
             f'<th scope="col">Concatenated row</th></tr></thead><tbody>{body}</tbody></table>')
 
 
 def _output_map_html(rows) -> str:
     body = "".join(
         f'<tr><th scope="row">row {_e(r["row"])}</th>'
-        f'<td class="{_head_class(_field(r, "head"))}">head {_e(r["head"])}, feature {_e(_field(r, "head_feature"))}</td>'
-        f'<td>{_vector(_list(_field(r, "values"), "values"))}</td></tr>'
+        f'<td><div class="{_head_class(_field(r, "head"))}">head {_e(r["head"])}, feature {_e(_field(r, "head_feature"))}</div></td>'
+        f'<td>{_vector(_list(r, "values"))}</td></tr>'
         for r in rows
     )
-    return ('<table class="ch30-table"><caption>Rows of W_O, stored [in, out]: row r receives '
+    return ('<table class="llmfs-table"><caption>Rows of W_O, stored [in, out]: row r receives '
             'concatenated coordinate r</caption><thead><tr><th scope="col">Row</th>'
             '<th scope="col">Reads</th><th scope="col">W_O row</th></tr></thead>'
             f"<tbody>{body}</tbody></table>")
@@ -244,11 +250,11 @@ def _output_map_html(rows) -> str:
 def _output_html(outputs) -> str:
     body = "".join(
         f'<tr><th scope="row">t={_e(o["token"])}</th>'
-        f'<td>{_vector(_list(_field(o, "before"), "before"))}</td>'
-        f'<td>{_vector(_list(_field(o, "after"), "after"))}</td></tr>'
+        f'<td>{_vector(_list(o, "before"))}</td>'
+        f'<td>{_vector(_list(o, "after"))}</td></tr>'
         for o in outputs
     )
-    return ('<table class="ch30-table"><caption>Each row before and after multiplying by W_O'
+    return ('<table class="llmfs-table"><caption>Each row before and after multiplying by W_O'
             '</caption><thead><tr><th scope="col">Token</th><th scope="col">Concatenated</th>'
             f'<th scope="col">Output</th></tr></thead><tbody>{body}</tbody></table>')
 
@@ -259,16 +265,16 @@ def _position_word(value: str) -> str:
 
 def _proof_html(proof, tokens: int) -> str:
     positions = "".join(
-        f'<li class="ch30-proof-{_e(_field(proof, f"position_{t}"))}">'
-        f"output row t={t}: {_e(_position_word(_field(proof, f'position_{t}')))}</li>"
+        f"<li>output row t={t}: {_e(_position_word(_field(proof, f'position_{t}')))}"
+        f"{' (=)' if _field(proof, f'position_{t}') == 'bitwise-unchanged' else ' (≠)'}</li>"
         for t in range(tokens)
     )
     checks = "".join(
         f'<tr><th scope="row">{_e(label)}</th><td>{_e(PROOF_WORDS.get(_field(proof, key), _field(proof, key)))}</td></tr>'
         for key, label in PROOF_LABELS
     )
-    return (f'<p class="ch30-note">Only the last input row replaced:</p><ul class="ch30-proof">{positions}</ul>'
-            f'<table class="ch30-table"><caption>Checks recorded with the trace</caption>'
+    return (f'<p>Only the last input row replaced:</p><ul>{positions}</ul>'
+            f'<table class="llmfs-table"><caption>Checks recorded with the trace</caption>'
             f"<tbody>{checks}</tbody></table>")
 
 
@@ -298,8 +304,8 @@ def _text(groups, tokens: int) -> str:
         lines.append(f"Head {head} causal attention probabilities:")
         mixtures = {o["token"]: o["mixture"] for o in outputs.get(head, [])}
         for w in weights:
-            probabilities = _list(w["probabilities"], "probabilities")
-            visibility = _list(w["visibility"], "visibility")
+            probabilities = _list(w, "probabilities")
+            visibility = _list(w, "visibility")
             cells = []
             for k, (p, v) in enumerate(zip(probabilities, visibility)):
                 tag = v + (", diagonal" if str(k) == w["diagonal"] else "")
@@ -343,7 +349,7 @@ def render(records):
         _section("2 · One causal probability table per head",
                  "Each head normalizes its own rows over the visible keys; both share the same "
                  "causal triangle.",
-                 f'<div class="ch30-heads">{head_tables}</div>'),
+                 head_tables),
         _section("3 · Concatenate, then apply the learned output map",
                  "Concatenation only places the lanes side by side; W_O is the first step that "
                  "can combine them (here it swaps the two blocks).",
@@ -353,5 +359,5 @@ def render(records):
                  "Replacing the last input row must leave every earlier output row untouched.",
                  _proof_html(groups["PREFIX_PROOF"][0], tokens)),
     ]
-    body = f'<div class="ch30-diagram">{"".join(parts)}</div>'
+    body = "".join(parts)
     return body, _text(groups, tokens)
