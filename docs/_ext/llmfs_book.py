@@ -1,0 +1,485 @@
+"""The book's Sphinx extension: real source, checked output and trace diagrams in chapters.
+
+Directives (MyST fences in chapters/*.md):
+
+  ```{region} src/llmfs/attention/multi_head.cpp#head-layout
+  :caption: Split and merge the head axis
+  ```
+      One region of a source file (path relative to the repository root), nested marker
+      lines removed, dedented; the caption names the path, region and line span and links
+      to a copy of the file in the HTML output (_code/PATH.html#Lstart).
+
+  ```{demo-output} ch30-multi-head-attention
+  :keys: config,input          (report lines whose key matches; shell-style globs allowed)
+  :lines: 1-5,8                (or: 1-based line ranges; not both)
+  :caption: optional caption
+  ```
+      The demo's golden stdout snippets/NAME/expected.txt, whole or a selection.
+
+  ```{trace-diagram} ch30-multi-head-attention
+  :caption: optional caption
+  ```
+      Parses snippets/NAME/trace.txt (trace_records.py) and calls render(records) from
+      docs/_ext/diagrams/chNN.py -> (html, text_alternative); emits the HTML in a figure
+      and the text alternative in a "Read this diagram as text" <details> block.
+
+  ```{course-parts}
+  Part title | glob pattern [glob pattern...]
+  ```
+      One toctree per part listing the documents that exist and match the pattern (parts
+      with no documents yet are left out, so new chapters appear without editing index.md).
+
+  ```{api-reference}
+  ```
+      One Breathe `doxygennamespace` per llmfs namespace found in the Doxygen XML.
+
+Every problem (missing file, missing/duplicated/unbalanced/malformed region, bad argument,
+empty selection, malformed trace record, failing renderer) is reported as an ERROR at the
+chapter's file:line, with the file:line of the cause in the message, and fails the build
+(even without -W): a chapter is never rendered with an empty or broken block silently.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import html
+import importlib.util
+import os
+import posixpath
+import re
+import shutil
+import sys
+import traceback
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.matching import patfilter
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import llmfs_regions  # noqa: E402
+import trace_records  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+CODE_DIR = "_code"  # copies of shown source files in the HTML output
+_SNIPPET = re.compile(r"^ch(?P<number>[0-9]{2})-[a-z0-9]+(?:-[a-z0-9]+)*$")
+_LANGUAGES = {".cpp": "cpp", ".hpp": "cpp", ".h": "cpp", ".cc": "cpp", ".py": "python", ".sh": "bash",
+              ".cmake": "cmake", ".txt": "text"}
+
+
+class BookError(Exception):
+    """A problem to report at the directive's location (the message names the cause's file:line)."""
+
+
+# --------------------------------------------------------------------------- helpers
+
+def _root(env) -> Path:
+    return Path(env.config.llmfs_repo_root).resolve()
+
+
+def _record_error(env, docname: str) -> None:
+    errors = env.__dict__.setdefault("llmfs_errors", {})
+    errors[docname] = errors.get(docname, 0) + 1
+
+
+def _publish(env, docname: str, relpath: str) -> None:
+    published = env.__dict__.setdefault("llmfs_code_files", {})
+    published.setdefault(docname, set()).add(relpath)
+
+
+def _code_uri(docname: str, relpath: str, line: int | None = None) -> str:
+    target = f"{CODE_DIR}/{relpath}.html"
+    uri = posixpath.relpath(target, posixpath.dirname(docname) or ".")
+    return uri + (f"#L{line}" if line else "")
+
+
+def _snippet_dir(env, name: str, lineno: int) -> tuple[Path, str]:
+    if not _SNIPPET.match(name):
+        raise BookError(f"bad snippet name {name!r}: expected a folder name like ch30-multi-head-attention")
+    rel = f"snippets/{name}"
+    folder = _root(env) / rel
+    if not folder.is_dir():
+        raise BookError(f"snippet folder {rel}/ does not exist")
+    return folder, rel
+
+
+class _BookDirective(SphinxDirective):
+    """Runs `build()`; turns BookError into an ERROR at this directive's file:line."""
+
+    def run(self):
+        try:
+            return self.build()
+        except BookError as error:
+            _record_error(self.env, self.env.docname)
+            raise self.error(f"{{{self.name}}} {error}")
+
+    def build(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def caption_nodes(self, text: str):
+        inline, messages = self.state.inline_text(text, self.lineno)
+        return inline, messages
+
+
+def _wrapped_block(directive: _BookDirective, code: str, language: str, caption_children, classes):
+    block = nodes.literal_block(code, code)
+    block["language"] = language
+    block["classes"] += ["llmfs-code"]
+    directive.set_source_info(block)
+    caption = nodes.caption("", "", *caption_children)
+    directive.set_source_info(caption)
+    wrapper = nodes.container("", literal_block=True, classes=["literal-block-wrapper", *classes])
+    wrapper += caption
+    wrapper += block
+    return wrapper
+
+
+def _provenance(code: str, uri: str, after: str = "", before: str = ""):
+    ref = nodes.reference("", "", internal=False, refuri=uri, classes=["llmfs-source-link"])
+    if before:
+        ref += nodes.Text(before)
+    ref += nodes.literal(code, code)
+    if after:
+        ref += nodes.Text(after)
+    span = nodes.inline("", "", classes=["llmfs-provenance"])
+    span += ref
+    return span
+
+
+# --------------------------------------------------------------------------- {region}
+
+class RegionDirective(_BookDirective):
+    required_arguments = 1
+    optional_arguments = 0
+    final_argument_whitespace = False
+    has_content = False
+    option_spec = {"caption": directives.unchanged_required}
+
+    def build(self):
+        try:
+            relpath, name = llmfs_regions.split_reference(self.arguments[0])
+        except ValueError as error:
+            raise BookError(str(error))
+        if "caption" not in self.options:
+            raise BookError(f"{relpath}#{name}: the :caption: option is required (say what the code does)")
+        path = _root(self.env) / relpath
+        if not path.is_file():
+            raise BookError(f"{relpath}: no such file (paths are relative to the repository root)")
+        self.env.note_dependency(str(path))
+        try:
+            regions = llmfs_regions.parse_file(_root(self.env), relpath)
+        except llmfs_regions.RegionError as error:
+            raise BookError(str(error))
+        if name not in regions:
+            known = ", ".join(sorted(regions)) or "none"
+            raise BookError(f"{relpath}:1: no region '{name}' in this file (its regions: {known})")
+        region = regions[name]
+        _publish(self.env, self.env.docname, relpath)
+        caption_text, messages = self.caption_nodes(self.options["caption"])
+        link = _provenance(f"{relpath}#{name}", _code_uri(self.env.docname, relpath, region.first_line),
+                           after=f" · lines {region.first_line}–{region.last_line}")
+        language = _LANGUAGES.get(path.suffix, "text")
+        wrapper = _wrapped_block(self, region.text(), language,
+                                 [*caption_text, nodes.inline("", " "), link], ["llmfs-region"])
+        wrapper["ids"].append(nodes.make_id(f"region-{relpath}-{name}"))
+        return [wrapper, *messages]
+
+
+# --------------------------------------------------------------------------- {demo-output}
+
+def _parse_ranges(spec: str, count: int) -> list[int]:
+    chosen: list[int] = []
+    for part in spec.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"([0-9]+)(?:-([0-9]+))?", part)
+        if not m:
+            raise BookError(f":lines: {spec!r}: {part!r} is not a line number or a range like 3-7")
+        first = int(m[1])
+        last = int(m[2]) if m[2] else first
+        if first < 1 or last < first:
+            raise BookError(f":lines: {spec!r}: {part!r} is not an increasing range of 1-based lines")
+        if last > count:
+            raise BookError(f":lines: {spec!r}: {part!r} goes past the last line ({count})")
+        chosen.extend(range(first, last + 1))
+    return chosen
+
+
+class DemoOutputDirective(_BookDirective):
+    required_arguments = 1
+    has_content = False
+    option_spec = {"keys": directives.unchanged_required, "lines": directives.unchanged_required,
+                   "caption": directives.unchanged_required}
+
+    def build(self):
+        name = self.arguments[0]
+        folder, rel = _snippet_dir(self.env, name, self.lineno)
+        golden = folder / "expected.txt"
+        if not golden.is_file():
+            raise BookError(f"{rel}/expected.txt: no such file (run the demo and 'make traces')")
+        self.env.note_dependency(str(golden))
+        lines = golden.read_text(encoding="utf-8").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines:
+            raise BookError(f"{rel}/expected.txt:1: the golden is empty")
+        if "keys" in self.options and "lines" in self.options:
+            raise BookError("use :keys: or :lines:, not both")
+        numbers = list(range(1, len(lines) + 1))
+        what = "whole"
+        if "keys" in self.options:
+            keys = [k.strip() for k in self.options["keys"].split(",") if k.strip()]
+            if not keys:
+                raise BookError(":keys: is empty")
+            numbers = []
+            for key in keys:
+                hits = [i for i, line in enumerate(lines, 1)
+                        if "=" in line and fnmatch.fnmatchcase(line.split("=", 1)[0], key)]
+                if not hits:
+                    present = sorted({l.split('=', 1)[0] for l in lines if '=' in l})
+                    raise BookError(f":keys: {key!r} matches no report line of {rel}/expected.txt "
+                                    f"(its keys: {', '.join(present) or 'none'})")
+                numbers.extend(hits)
+            numbers = sorted(set(numbers))
+            what = f"keys {', '.join(keys)}"
+        elif "lines" in self.options:
+            numbers = _parse_ranges(self.options["lines"], len(lines))
+            what = f"lines {self.options['lines']}"
+        text = "\n".join(lines[i - 1] for i in numbers)
+        _publish(self.env, self.env.docname, f"{rel}/expected.txt")
+        caption_children, messages = ([], [])
+        if "caption" in self.options:
+            caption_children, messages = self.caption_nodes(self.options["caption"])
+            caption_children = [*caption_children, nodes.inline("", " ")]
+        link = _provenance(f"{rel}/expected.txt", _code_uri(self.env.docname, f"{rel}/expected.txt", numbers[0]),
+                           after="" if what == "whole" else f" · {what}")
+        wrapper = _wrapped_block(self, text, "text", [*caption_children, link], ["llmfs-demo-output"])
+        return [wrapper, *messages]
+
+
+# --------------------------------------------------------------------------- {trace-diagram}
+
+def _load_renderer(path: Path):
+    spec = importlib.util.spec_from_file_location(f"llmfs_diagram_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _where_in(path: Path, tb) -> str:
+    frames = [f for f in traceback.extract_tb(tb) if Path(f.filename).resolve() == path.resolve()]
+    return f":{frames[-1].lineno}" if frames else ""
+
+
+class TraceDiagramDirective(_BookDirective):
+    required_arguments = 1
+    has_content = False
+    option_spec = {"caption": directives.unchanged_required}
+
+    def build(self):
+        name = self.arguments[0]
+        folder, rel = _snippet_dir(self.env, name, self.lineno)
+        number = _SNIPPET.match(name)["number"]
+        trace = folder / "trace.txt"
+        if not trace.is_file():
+            raise BookError(f"{rel}/trace.txt: no such file (run the demo with --trace, or 'make traces')")
+        diagrams = Path(self.config.llmfs_diagrams_dir)
+        renderer_path = diagrams / f"ch{number}.py"
+        renderer_rel = os.path.relpath(renderer_path, _root(self.env))
+        if not renderer_path.is_file():
+            raise BookError(f"{renderer_rel}: no such renderer (write render(records) -> (html, text))")
+        for dep in (trace, renderer_path, Path(trace_records.__file__)):
+            self.env.note_dependency(str(dep))
+        try:
+            records = trace_records.parse_file(trace, f"{rel}/trace.txt")
+        except trace_records.TraceFormatError as error:
+            raise BookError(str(error))
+        try:
+            module = _load_renderer(renderer_path)
+            result = module.render(records)
+        except trace_records.TraceFormatError as error:
+            raise BookError(f"{error} (raised by {renderer_rel})")
+        except Exception as error:  # a renderer bug must name the renderer and its line
+            raise BookError(f"{renderer_rel}{_where_in(renderer_path, error.__traceback__)}: "
+                            f"render() failed on {rel}/trace.txt: {type(error).__name__}: {error}")
+        if (not isinstance(result, tuple) or len(result) != 2
+                or not all(isinstance(x, str) and x.strip() for x in result)):
+            raise BookError(f"{renderer_rel}: render() must return (html, text_alternative), two non-empty strings")
+        body, alternative = result
+        _publish(self.env, self.env.docname, f"{rel}/trace.txt")
+        figure = nodes.figure("", classes=["llmfs-diagram"])
+        figure["ids"].append(nodes.make_id(f"diagram-{name}"))
+        figure += nodes.raw("", f'<div class="llmfs-diagram-body">{body}</div>', format="html")
+        details = (f'<details class="llmfs-diagram-text"><summary>Read this diagram as text</summary>'
+                   f'<pre>{html.escape(alternative.strip())}</pre></details>')
+        figure += nodes.raw("", details, format="html")
+        messages = []
+        caption = nodes.caption("", "")
+        if "caption" in self.options:
+            inline, messages = self.caption_nodes(self.options["caption"])
+            caption += inline
+            caption += nodes.inline("", " ")
+        caption += _provenance(f"{rel}/trace.txt", _code_uri(self.env.docname, f"{rel}/trace.txt", 1),
+                               before="drawn from ", after=f" ({len(records)} records)")
+        figure += caption
+        return [figure, *messages]
+
+
+# --------------------------------------------------------------------------- {course-parts}
+
+class CoursePartsDirective(_BookDirective):
+    has_content = True
+
+    def build(self):
+        text = []
+        for offset, line in enumerate(self.content):
+            if not line.strip():
+                continue
+            title, bar, pattern = line.partition("|")
+            if not bar or not title.strip() or not pattern.strip():
+                raise BookError(f"line {offset + 1} of the directive: expected 'Part title | glob pattern'")
+            docs = sorted(d for d in self.env.found_docs if d != self.env.docname)
+            matching = [p for p in pattern.split() if patfilter(docs, p)]
+            if not matching:
+                continue  # a part whose chapters do not exist yet
+            text += ["```{toctree}", ":maxdepth: 1", ":glob:", f":caption: {title.strip()}", "",
+                     *matching, "```", ""]
+        container = nodes.container(classes=["llmfs-course-parts"])
+        self.state.nested_parse(StringList(text, self.env.docname), self.content_offset, container)
+        return container.children
+
+
+# --------------------------------------------------------------------------- {api-reference}
+
+class ApiReferenceDirective(_BookDirective):
+    has_content = False
+
+    def build(self):
+        xml_dir = Path(self.config.breathe_projects[self.config.breathe_default_project])
+        index = xml_dir / "index.xml"
+        if not index.is_file():
+            raise BookError(f"{index}: no Doxygen XML (tools/build-book.py runs Doxygen first)")
+        self.env.note_dependency(str(index))
+        root = ET.parse(index).getroot()
+        spaces = sorted(c.findtext("name") for c in root.findall("compound") if c.get("kind") == "namespace")
+        spaces = [s for s in spaces if s.startswith("llmfs::") and "::detail" not in s]
+        # The book's order (the include graph follows it); unknown namespaces go last.
+        order = ["tensor", "autograd", "nn", "attention", "text", "models", "training", "generation", "report"]
+        spaces.sort(key=lambda s: (order.index(s.split("::")[1]) if s.split("::")[1] in order else len(order), s))
+        text = []
+        if not spaces:
+            text = ["The public headers under `src/llmfs/` declare no namespaces yet."]
+        for space in spaces:
+            text += [f"```{{rubric}} {space}", "```", f"```{{doxygennamespace}} {space}", ":members:",
+                     ":undoc-members:", "```", ""]
+        container = nodes.container(classes=["llmfs-api"])
+        self.state.nested_parse(StringList(text, self.env.docname), self.content_offset, container)
+        return container.children
+
+
+# --------------------------------------------------------------------------- events
+
+def _purge(app, env, docname):
+    env.__dict__.setdefault("llmfs_errors", {}).pop(docname, None)
+    env.__dict__.setdefault("llmfs_code_files", {}).pop(docname, None)
+
+
+def _merge(app, env, docnames, other):
+    for attr in ("llmfs_errors", "llmfs_code_files"):
+        mine = env.__dict__.setdefault(attr, {})
+        theirs = other.__dict__.get(attr, {})
+        for doc in docnames:
+            if doc in theirs:
+                mine[doc] = theirs[doc]
+
+
+def _outdated(app, env, added, changed, removed):
+    # A chapter with errors is read again on every build, so its errors are never hidden by
+    # an incremental build.
+    return [d for d in env.__dict__.get("llmfs_errors", {}) if d in env.found_docs]
+
+
+def _stage_mathjax(app):
+    """Copy the trimmed local MathJax 2 tree next to the doctrees; add it to html_static_path."""
+    source = Path(app.config.llmfs_mathjax_source)
+    if not (source / "MathJax.js").is_file():
+        raise ExtensionError(f"{source}/MathJax.js not found: install libjs-mathjax (tools/deps.txt)")
+    stage = Path(app.doctreedir).parent / "mathjax-stage"
+    target = stage / "mathjax"
+    keep = ["MathJax.js", "config/TeX-AMS_CHTML.js", "extensions", "jax/input/TeX", "jax/output/CommonHTML",
+            "jax/element/mml", "fonts/HTML-CSS/TeX/woff", "fonts/HTML-CSS/TeX/otf"]
+    for item in keep:
+        src = source / item
+        files = [src] if src.is_file() else [p for p in src.rglob("*") if p.is_file()]
+        for f in files:
+            dst = target / f.relative_to(source)
+            if dst.is_file() and dst.stat().st_size == f.stat().st_size:
+                continue
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(f, dst)
+    if str(stage) not in app.config.html_static_path:
+        app.config.html_static_path.append(str(stage))
+
+
+def _code_page(relpath: str, text: str) -> str:
+    rows = []
+    for number, line in enumerate(text.split("\n"), 1):
+        if number == len(text.split("\n")) and line == "":
+            break
+        rows.append(f'<tr id="L{number}"><td class="n"><a href="#L{number}">{number}</a></td>'
+                    f"<td><code>{html.escape(line) or ' '}</code></td></tr>")
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{html.escape(relpath)}</title>"
+            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
+            "<style>body{font:14px/1.45 ui-monospace,monospace;margin:1rem;color:#1a1a1a;background:#fff}"
+            "table{border-collapse:collapse}td{padding:0 .6rem;white-space:pre;vertical-align:top}"
+            "td.n{text-align:right;color:#666;user-select:none}td.n a{color:inherit;text-decoration:none}"
+            "tr:target{background:#fff3b0}"
+            "@media (prefers-color-scheme:dark){body{color:#ddd;background:#131416}td.n{color:#999}"
+            "tr:target{background:#4a3f00}}</style></head><body>"
+            f"<h1 style=\"font-size:1rem\">{html.escape(relpath)}</h1><table>{''.join(rows)}</table></body></html>\n")
+
+
+def _finished(app, exception):
+    if exception is not None:
+        return
+    env = app.env
+    errors = env.__dict__.get("llmfs_errors", {})
+    if errors:
+        where = ", ".join(f"{app.env.doc2path(d, base=False)} ({n})" for d, n in sorted(errors.items()))
+        raise ExtensionError(f"the book has errors in: {where}; see the ERROR lines above")
+    if app.builder.format != "html":
+        return
+    root = _root(env)
+    files = set().union(*env.__dict__.get("llmfs_code_files", {}).values()) if env.__dict__.get("llmfs_code_files") else set()
+    out = Path(app.outdir) / CODE_DIR
+    for relpath in sorted(files):
+        page = out / f"{relpath}.html"
+        content = _code_page(relpath, (root / relpath).read_text(encoding="utf-8"))
+        if page.is_file() and page.read_text(encoding="utf-8") == content:
+            continue
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(content, encoding="utf-8")
+
+
+def setup(app):
+    app.add_config_value("llmfs_repo_root", str(Path(__file__).resolve().parents[2]), "env")
+    app.add_config_value("llmfs_diagrams_dir", str(Path(__file__).resolve().parent / "diagrams"), "env")
+    app.add_config_value("llmfs_mathjax_source", "/usr/share/javascript/mathjax", "html")
+    app.add_config_value("llmfs_stage_mathjax", True, "html")
+    app.add_directive("region", RegionDirective)
+    app.add_directive("demo-output", DemoOutputDirective)
+    app.add_directive("trace-diagram", TraceDiagramDirective)
+    app.add_directive("course-parts", CoursePartsDirective)
+    app.add_directive("api-reference", ApiReferenceDirective)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-get-outdated", _outdated)
+    app.connect("builder-inited", lambda a: _stage_mathjax(a) if a.config.llmfs_stage_mathjax and a.builder.format == "html" else None)
+    app.connect("build-finished", _finished)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -1,0 +1,101 @@
+#!/usr/bin/python3
+"""Build the HTML book: Doxygen XML of the public headers, then Sphinx with -W.
+
+    tools/build-book.py [--work build/book] [--clean]
+
+Writes WORK/html/index.html. Incremental: Doxygen rewrites every XML file on each run, so
+its output goes to WORK/doxygen/ and only files whose content changed are copied into
+WORK/xml/, the folder Breathe reads (TOOLCHAIN pitfall 6); Sphinx keeps its environment in
+WORK/doctrees/. --clean removes WORK first (what CI and the book test do).
+Must run under Debian's /usr/bin/python3 (it has Sphinx, Breathe and MyST).
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def step(message: str) -> None:
+    print(f"book: {message}", flush=True)
+
+
+def run_doxygen(work: Path) -> Path:
+    raw = work / "doxygen"
+    (raw / "xml").mkdir(parents=True, exist_ok=True)  # Doxygen 1.9.4 does not create nested folders
+    env = dict(os.environ, LLMFS_SRC=str(ROOT / "src"), LLMFS_DOXY_OUT=str(raw))
+    result = subprocess.run(["doxygen", str(ROOT / "docs" / "Doxyfile")], env=env, cwd=ROOT,
+                            capture_output=True, text=True)
+    output = (result.stdout + result.stderr).strip()
+    if result.returncode != 0 or "warning:" in output or "error:" in output:
+        print(output, file=sys.stderr)
+        raise SystemExit("book: Doxygen reported warnings on the public headers (warnings are errors); fix the comments above")
+    return raw / "xml"
+
+
+def sync_xml(source: Path, target: Path) -> int:
+    """Copy only changed XML files; remove files Doxygen no longer writes. Returns files changed."""
+    target.mkdir(parents=True, exist_ok=True)
+    changed = 0
+    wanted = {p.name for p in source.glob("*.xml")}
+    for name in sorted(wanted):
+        src, dst = source / name, target / name
+        if dst.is_file() and filecmp.cmp(src, dst, shallow=False):
+            continue
+        shutil.copyfile(src, dst)
+        changed += 1
+    for stale in target.glob("*.xml"):
+        if stale.name not in wanted:
+            stale.unlink()
+            changed += 1
+    return changed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--work", default=str(ROOT / "build" / "book"), help="work folder (html/ goes inside)")
+    parser.add_argument("--clean", action="store_true", help="remove the work folder first")
+    parser.add_argument("--builder", default="html")
+    parser.add_argument("--skip-doxygen", action="store_true",
+                        help="reuse WORK/xml from an earlier run (a quick chapters-only rebuild)")
+    parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                        help="leave chapters matching GLOB out (e.g. while their code is being written)")
+    args = parser.parse_args()
+    work = Path(args.work).resolve()
+    if args.clean and work.exists():
+        step(f"clean: removing {work}")
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+
+    start = time.monotonic()
+    if args.skip_doxygen:
+        step(f"API reference: reusing {work / 'xml'} (--skip-doxygen)")
+    else:
+        step("API reference: Doxygen XML of src/llmfs/**/*.hpp (warnings are errors)")
+        raw = run_doxygen(work)
+        changed = sync_xml(raw, work / "xml")
+        step(f"API reference: {changed} XML file(s) changed")
+
+    step("chapters: Sphinx -W --keep-going (MyST, Breathe, local MathJax)")
+    env = dict(os.environ, LLMFS_DOXYGEN_XML=str(work / "xml"))
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", "1", "-b", args.builder,
+               "-c", str(ROOT / "docs"),
+               *(["-D", "exclude_patterns=" + ",".join(["README.md", "**/README.md", *args.exclude])] if args.exclude else []), "-d", str(work / "doctrees"), str(ROOT / "chapters"), str(work / args.builder)]
+    result = subprocess.run(command, env=env, cwd=ROOT)
+    if result.returncode != 0:
+        step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
+        return result.returncode
+    step(f"done in {time.monotonic() - start:.1f} s: open {work / args.builder / 'index.html'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
