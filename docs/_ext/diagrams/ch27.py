@@ -64,7 +64,7 @@ def _bar(weight_text: str, label: str) -> str:
 
 def _rows_table(rows, tokens, text):
     stages = ["query", "key", "value"]
-    out = ['<table class="ch27-table ch27-rows"><caption>Projected rows (Q = XW_Q, K = XW_K, '
+    out = ['<table class="llmfs-table ch27-table ch27-rows"><caption>Projected rows (Q = XW_Q, K = XW_K, '
            'V = XW_V)</caption><thead><tr><th scope="col">Token</th>']
     out += [f'<th scope="col">{stage}</th>' for stage in stages]
     out.append("</tr></thead><tbody>")
@@ -82,7 +82,7 @@ def _rows_table(rows, tokens, text):
 
 
 def _weight_table(cells, mixes, tokens, config, text):
-    out = ['<table class="ch27-table ch27-weights"><caption>Each query row: dot product, scaled '
+    out = ['<table class="llmfs-table ch27-table ch27-weights"><caption>Each query row: dot product, scaled '
            f"score (× {_esc(config['scale'])}) and softmax weight against every key; the row's "
            "weights blend the value rows into its output</caption><thead><tr>"
            '<th scope="col">Query \\ key</th>']
@@ -95,10 +95,10 @@ def _weight_table(cells, mixes, tokens, config, text):
         pieces = []
         for key in tokens:
             cell = next(c for c in cells if c["query"] == query and c["key"] == key)
-            diagonal = " ch27-diagonal" if query == key else ""
+            diagonal = " llmfs-highlight ch27-diagonal" if query == key else ""
             label = f"weight {cell['weight']} of query {query} on key {key}"
             out.append(
-                f'<td class="ch27-cell{diagonal}">{_bar(cell["weight"], label)}'
+                f'<td class="llmfs-num ch27-cell{diagonal}">{_bar(cell["weight"], label)}'
                 f'<span class="ch27-weight">{_esc(cell["weight"])}</span>'
                 f'<span class="ch27-detail">dot {_esc(cell["dot"])} → score {_esc(cell["score"])}</span></td>'
             )
@@ -111,7 +111,7 @@ def _weight_table(cells, mixes, tokens, config, text):
 
 
 def _saturation_table(rows, text):
-    out = ['<table class="ch27-table ch27-saturation"><caption>Why divide by √d_k: the same three '
+    out = ['<table class="llmfs-table ch27-table ch27-saturation"><caption>Why divide by √d_k: the same three '
            "keys with and without the scale</caption><thead><tr><th scope=\"col\">Scale</th>"
            '<th scope="col">Scores</th><th scope="col">Weights</th>'
            '<th scope="col">Largest softmax derivative</th></tr></thead><tbody>']

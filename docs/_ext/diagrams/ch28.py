@@ -73,7 +73,7 @@ def _hatch(label: str) -> str:
 
 def _weights_table(cells, mixes, config, text):
     keys = sorted({c["key"] for c in cells}, key=int)
-    out = ['<table class="ch28-table ch28-weights"><caption>Causal weights: score × '
+    out = ['<table class="llmfs-table ch28-table ch28-weights"><caption>Causal weights: score × '
            f"{_esc(config['scale'])}, plus the mask (0 or −∞), then a row softmax. Blocked keys "
            "(right of the diagonal) get exactly 0.</caption><thead><tr>"
            '<th scope="col">Query \\ key</th>']
@@ -88,8 +88,8 @@ def _weights_table(cells, mixes, config, text):
             cell = next(c for c in cells if c["query"] == query and c["key"] == key)
             blocked = cell["visibility"] == "blocked"
             diagonal = cell["diagonal"] == "true"
-            classes = "ch28-cell " + ("ch28-blocked" if blocked else "ch28-allowed")
-            classes += " ch28-diagonal" if diagonal else ""
+            classes = "ch28-cell " + ("llmfs-blocked ch28-blocked" if blocked else "llmfs-allowed ch28-allowed")
+            classes += " llmfs-highlight ch28-diagonal" if diagonal else ""
             status = "blocked" if blocked else ("allowed · diagonal" if diagonal else "allowed")
             graphic = (_hatch(f"query {query}, key {key}: blocked") if blocked
                        else _bar(cell["weight"], f"weight {cell['weight']} of query {query} on key {key}"))
@@ -110,7 +110,7 @@ def _weights_table(cells, mixes, config, text):
 
 def _prefix_table(prefix, text):
     first = prefix[0]
-    out = ['<table class="ch28-table ch28-prefix"><caption>Prefix check: token '
+    out = ['<table class="llmfs-table ch28-table ch28-prefix"><caption>Prefix check: token '
            f"{_esc(first['replaced'])} replaced by {_esc(_pretty(first['replacement']))}; output rows before "
            "and after</caption><thead><tr><th scope=\"col\">Row</th><th scope=\"col\">Before</th>"
            '<th scope="col">After</th><th scope="col">Result</th></tr></thead><tbody>']
