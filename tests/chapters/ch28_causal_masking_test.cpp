@@ -1,0 +1,305 @@
+// Chapter 28's claims: the mask, exact zeros, bitwise prefix invariance, the gradient barrier,
+// the typed refusals and the exercise answers, checked against hand derivations written beside
+// each test, PyTorch float64 reference data and central differences.
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <llmfs/attention/causal.hpp>
+#include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape.hpp>
+#include <llmfs/tensor/softmax.hpp>
+
+#include "evidence.hpp"
+#include "support/reference_data.hpp"
+
+namespace {
+
+using llmfs::tensor::Shape;
+using llmfs::tensor::Tensor;
+namespace ag = llmfs::autograd;
+namespace at = llmfs::attention;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+const ch28::Evidence& evidence() {
+  static const ch28::Evidence gathered = [] {
+    auto result = ch28::gather_evidence();
+    if (!result) throw std::runtime_error(result.error());
+    return *result;
+  }();
+  return gathered;
+}
+
+void expect_values_near(std::span<const double> actual, const std::vector<double>& expected,
+                        double tolerance, const char* what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
+  }
+}
+
+bool same_bits(double a, double b) {
+  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+TEST(Ch28Mask, ZeroOnAndBelowTheDiagonalMinusInfinityAbove) {
+  const auto mask = at::causal_mask(3);
+  ASSERT_TRUE(mask);
+  EXPECT_EQ(mask->shape(), (Shape{3, 3}));
+  const std::vector<double> expected{0, -kInf, -kInf, 0, 0, -kInf, 0, 0, 0};
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(mask->values()[i], expected[i]) << i;
+  EXPECT_EQ(evidence().fixture.mask, *mask);
+}
+
+// Hand derivation (chapter 28, "Predict before you run"), a = 1/√2, V = [[1,0],[0,1],[1,1]]:
+//   row 0: one allowed key, weight e^0/e^0 = 1 exactly, output = V_0 = [1,0] exactly.
+//   row 1: allowed scores [0, a]: weights [1, e^a] / (1 + e^a), output = [w10, w11].
+//   row 2: nothing blocked: Chapter 27's row, [e^-a, e^-a, 1] / (2e^-a + 1),
+//          output [w20 + w22, w21 + w22].
+TEST(Ch28Fixture, WeightsMatchTheHandDerivation) {
+  const double a = 1.0 / std::sqrt(2.0);
+  const double w10 = 1.0 / (1.0 + std::exp(a));
+  const double w11 = std::exp(a) / (1.0 + std::exp(a));
+  const double side = std::exp(-a) / (2.0 * std::exp(-a) + 1.0);
+  const double self = 1.0 / (2.0 * std::exp(-a) + 1.0);
+  expect_values_near(evidence().fixture.weights.values(), {1, 0, 0, w10, w11, 0, side, side, self},
+                     1e-15, "weights");
+  EXPECT_NEAR(w10, 0.330238, 5e-7);
+  EXPECT_NEAR(w11, 0.669762, 5e-7);
+  expect_values_near(evidence().fixture.output.values(), {1, 0, w10, w11, side + self, side + self},
+                     1e-15, "output");
+  EXPECT_NEAR(side + self, 0.751745, 5e-7);
+}
+
+TEST(Ch28Fixture, MaskedScoresAreScoresPlusTheMask) {
+  const auto& f = evidence().fixture;
+  const double a = 1.0 / std::sqrt(2.0);
+  expect_values_near(f.scores.values(), {a, 0, a, 0, a, a, a, a, 2 * a}, 1e-15, "scores");
+  for (std::size_t i = 0; i < 3; ++i) {
+    for (std::size_t j = 0; j < 3; ++j) {
+      const double masked = f.masked_scores.values()[i * 3 + j];
+      if (j > i) {
+        EXPECT_EQ(masked, -kInf);
+      } else {
+        EXPECT_TRUE(same_bits(masked, f.scores.values()[i * 3 + j]));
+      }
+    }
+  }
+}
+
+TEST(Ch28Fixture, BlockedWeightsArePositiveZeroAndRowZeroIsExactlyValueZero) {
+  const auto& f = evidence().fixture;
+  for (std::size_t i = 0; i < 3; ++i) {
+    for (std::size_t j = i + 1; j < 3; ++j) EXPECT_TRUE(same_bits(f.weights.values()[i * 3 + j], 0.0));
+  }
+  EXPECT_EQ(f.weights.values()[0], 1.0);
+  EXPECT_EQ(f.output.values()[0], 1.0);
+  EXPECT_EQ(f.output.values()[1], 0.0);
+  for (double sum : f.row_sums) EXPECT_NEAR(sum, 1.0, 1e-15);
+}
+
+TEST(Ch28Prefix, ReplacingTheLastTokenLeavesEarlierRowsBitwiseUnchanged) {
+  const auto& p = evidence().prefix;
+  EXPECT_EQ(p.weights_row_unchanged, (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(p.output_row_unchanged, (std::vector<bool>{true, true, false}));
+  // Independent of the evidence's comparison: the raw bits of rows 0 and 1.
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_TRUE(same_bits(p.changed.output.values()[i], evidence().fixture.output.values()[i]));
+  }
+}
+
+// On a larger input: for every cut t, changing all tokens after t leaves rows 0..t bitwise equal.
+TEST(Ch28Prefix, HoldsForEveryCutOfARandomSequence) {
+  const auto ref = llmfs::testing::load_reference_case("ch28_causal");
+  const auto& x = ref.at("X");
+  const Tensor input = Tensor::from(Shape(x.shape), x.values).value();
+  const auto w = [&](const char* name) {
+    return Tensor::from(Shape(ref.at(name).shape), ref.at(name).values).value();
+  };
+  const auto base = ch28::run_causal(input, w("W_Q"), w("W_K"), w("W_V"));
+  ASSERT_TRUE(base) << base.error();
+  const std::size_t batch = input.shape()[0], tokens = input.shape()[1], width = input.shape()[2];
+  const std::size_t d_v = base->output.shape()[2];
+  for (std::size_t cut = 0; cut + 1 < tokens; ++cut) {
+    Tensor changed = input;
+    for (std::size_t b = 0; b < batch; ++b) {
+      for (std::size_t t = cut + 1; t < tokens; ++t) {
+        for (std::size_t c = 0; c < width; ++c) {
+          changed.mutable_values()[(b * tokens + t) * width + c] += 1.5 + 0.25 * static_cast<double>(c);
+        }
+      }
+    }
+    const auto after = ch28::run_causal(changed, w("W_Q"), w("W_K"), w("W_V"));
+    ASSERT_TRUE(after) << after.error();
+    for (std::size_t b = 0; b < batch; ++b) {
+      for (std::size_t t = 0; t < tokens; ++t) {
+        bool same = true;
+        for (std::size_t c = 0; c < d_v; ++c) {
+          const std::size_t at_index = (b * tokens + t) * d_v + c;
+          same = same && same_bits(base->output.values()[at_index], after->output.values()[at_index]);
+        }
+        EXPECT_EQ(same, t <= cut) << "batch " << b << " row " << t << " cut " << cut;
+      }
+    }
+  }
+}
+
+TEST(Ch28Gradients, LossOnEarlyRowsSendsExactlyZeroToTheLastToken) {
+  for (double g : evidence().gradients.barrier_gradient_row_2) EXPECT_EQ(g, 0.0);
+  ASSERT_EQ(evidence().gradients.barrier_gradient_row_2.size(), 2u);
+}
+
+TEST(Ch28Gradients, EveryCoordinatePassesCentralDifferences) {
+  const auto& check = evidence().gradients.check;
+  ASSERT_EQ(check.inputs.size(), 4u);
+  EXPECT_EQ(check.coordinates(), 18u);
+  EXPECT_TRUE(check.passed()) << "max error " << check.max_abs_error();
+}
+
+// Masked entries must receive gradient 0 through the softmax, checked by central differences
+// on the library's softmax alone: perturbing a −∞ entry by ±δ leaves it −∞.
+TEST(Ch28Gradients, SoftmaxBackwardGivesMaskedEntriesZero) {
+  ag::Tape tape;
+  const auto logits = tape.parameter(Tensor::from(Shape{1, 3}, {0.5, -kInf, 0.25}).value());
+  const auto probs = ag::softmax_last_axis(logits).value();
+  ASSERT_TRUE(ag::backward(probs, Tensor::from(Shape{1, 3}, {1.0, 2.0, -1.0}).value()));
+  const auto grad = logits.gradient().value();
+  EXPECT_TRUE(same_bits(grad.values()[1], 0.0) || same_bits(grad.values()[1], -0.0));
+  // p = softmax([0.5, 0.25]) on the allowed entries; g·(dp/dx) by the formula p_j (g_j − Σ g_k p_k).
+  const double p0 = 1.0 / (1.0 + std::exp(-0.25)), p2 = 1.0 - p0;
+  const double mean = 1.0 * p0 + -1.0 * p2;
+  EXPECT_NEAR(grad.values()[0], p0 * (1.0 - mean), 1e-15);
+  EXPECT_NEAR(grad.values()[2], p2 * (-1.0 - mean), 1e-15);
+}
+
+TEST(Ch28Errors, EmptyTokenAxisAndMismatchedTokensAreRefused) {
+  ag::Tape tape;
+  const auto empty = tape.constant(Tensor::zeros(Shape{1, 0, 2}));
+  auto refused = at::causal_self_attention(empty, empty, empty);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, at::AttentionErrorCode::empty_tokens);
+  EXPECT_EQ(tape.node_count(), 1u);  // refused before anything was recorded
+  const auto three = tape.constant(Tensor::zeros(Shape{1, 3, 2}));
+  const auto two = tape.constant(Tensor::zeros(Shape{1, 2, 2}));
+  auto mismatch = at::causal_self_attention(three, two, two);
+  ASSERT_FALSE(mismatch);
+  EXPECT_EQ(mismatch.error().code, at::AttentionErrorCode::token_mismatch);
+  EXPECT_NE(evidence().errors.empty_tokens.find("empty token axis"), std::string::npos);
+  EXPECT_NE(evidence().errors.token_mismatch.find("token counts differ"), std::string::npos);
+}
+
+TEST(Ch28Errors, AFullyMaskedSoftmaxRowIsAnErrorNotNaN) {
+  const auto refused = llmfs::tensor::softmax_last_axis(
+      Tensor::from(Shape{2, 2}, {0.0, -kInf, -kInf, -kInf}).value());
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, llmfs::tensor::TensorErrorCode::fully_masked_row);
+  EXPECT_NE(evidence().errors.fully_masked_row.find("fully masked row"), std::string::npos);
+}
+
+TEST(Ch28Shapes, EmptyBatchRunsAndKeepsItsShape) {
+  EXPECT_EQ(evidence().empty_batch_output, (Shape{0, 3, 2}));
+}
+
+// ---------------------------------------------------------------- PyTorch reference case
+
+// |actual − expected| ≤ 1e-12 · max(1, |expected|); −∞ must be −∞ and exact zeros exact.
+void expect_matches(const Tensor& actual, const llmfs::testing::ReferenceTensor& expected,
+                    const char* what) {
+  ASSERT_EQ(actual.shape().as_vector(), expected.shape) << what;
+  for (std::size_t i = 0; i < expected.values.size(); ++i) {
+    const double want = expected.values[i];
+    const double got = actual.values()[i];
+    if (std::isinf(want) || want == 0.0) {
+      EXPECT_EQ(got, want) << what << " at " << i;
+    } else {
+      EXPECT_LE(std::abs(got - want), 1e-12 * std::max(1.0, std::abs(want)))
+          << what << " at " << i << ": " << got << " vs " << want;
+    }
+  }
+}
+
+Tensor tensor_of(const llmfs::testing::ReferenceTensor& t) {
+  return Tensor::from(Shape(t.shape), t.values).value();
+}
+
+TEST(Ch28Reference, RandomCaseMatchesPyTorchFloat64) {
+  const auto ref = llmfs::testing::load_reference_case("ch28_causal");
+  ag::Tape tape;
+  const auto x = tape.parameter(tensor_of(ref.at("X")));
+  const auto w_q = tape.parameter(tensor_of(ref.at("W_Q")));
+  const auto w_k = tape.parameter(tensor_of(ref.at("W_K")));
+  const auto w_v = tape.parameter(tensor_of(ref.at("W_V")));
+  const auto head = at::causal_self_attention(ag::matmul(x, w_q).value(), ag::matmul(x, w_k).value(),
+                                              ag::matmul(x, w_v).value());
+  ASSERT_TRUE(head) << fmt::format("{}", head.error());
+  expect_matches(head->scores.value().value(), ref.at("scores"), "scores");
+  expect_matches(head->masked_scores.value().value(), ref.at("masked_scores"), "masked_scores");
+  expect_matches(head->weights.value().value(), ref.at("weights"), "weights");
+  expect_matches(head->output.value().value(), ref.at("output"), "output");
+
+  const auto loss = ag::sum(ag::multiply(head->output, tape.constant(tensor_of(ref.at("upstream")))).value()).value();
+  expect_matches(loss.value().value(), ref.at("loss"), "loss");
+  ASSERT_TRUE(ag::backward(loss, Tensor::scalar(1.0)));
+  expect_matches(x.gradient().value(), ref.at("grad_X"), "grad_X");
+  expect_matches(w_q.gradient().value(), ref.at("grad_W_Q"), "grad_W_Q");
+  expect_matches(w_k.gradient().value(), ref.at("grad_W_K"), "grad_W_K");
+  expect_matches(w_v.gradient().value(), ref.at("grad_W_V"), "grad_W_V");
+}
+
+// ---------------------------------------------------------------- exercises
+
+TEST(Ch28Exercises, AllowedEntriesAreTriangularNumbers) {
+  const auto& x = evidence().exercises;
+  EXPECT_EQ(x.e1_allowed_4, 4u * 5u / 2u);
+  EXPECT_EQ(x.e1_blocked_4, 16u - 10u);
+  EXPECT_EQ(x.e1_allowed_1024, 1024u * 1025u / 2u);
+  EXPECT_EQ(x.e1_allowed_1024, 524800u);
+  EXPECT_EQ(x.e1_total_1024, 1048576u);
+}
+
+TEST(Ch28Exercises, EqualScoresGiveRunningMeansOfTheValues) {
+  const auto& x = evidence().exercises;
+  // exp(0)/n is exact for n = 1, 2 and correctly rounded for 3.
+  const std::vector<double> weights{1, 0, 0, 0.5, 0.5, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3};
+  for (std::size_t i = 0; i < weights.size(); ++i) EXPECT_EQ(x.e2_weights.values()[i], weights[i]) << i;
+  expect_values_near(x.e2_output.values(), {1, 0, 0.5, 0.5, 2.0 / 3, 2.0 / 3}, 1e-15, "running means");
+}
+
+TEST(Ch28Exercises, ChangingTokenOneKeepsOnlyRowZero) {
+  EXPECT_EQ(evidence().exercises.e3_output_row_unchanged, (std::vector<bool>{true, false, false}));
+}
+
+TEST(Ch28Exercises, LastRowEqualsTheUnmaskedHeadsLastRow) {
+  EXPECT_TRUE(evidence().exercises.e4_weights_row_equal);
+  EXPECT_TRUE(evidence().exercises.e4_output_row_equal);
+}
+
+// Finite mask −10, row 0 scores [a, 0, a] + [0, −10, −10], a = 1/√2:
+//   weights [e^a, e^-10, e^(a−10)] / (e^a + e^-10 + e^(a−10)); output [p0 + p2, p1 + p2].
+// After token 2 := [3, −2]: row 0's key-2 score is 3a − 10 and V_2 = [3, −2]:
+//   weights ∝ [e^a, e^-10, e^(3a−10)]; output [p0 + 3 p2, p1 − 2 p2].
+TEST(Ch28Exercises, AFiniteMaskLeaksAndBreaksPrefixInvariance) {
+  const auto& x = evidence().exercises;
+  const double a = 1.0 / std::sqrt(2.0);
+  const double z = std::exp(a) + std::exp(-10.0) + std::exp(a - 10.0);
+  const double p0 = std::exp(a) / z, p1 = std::exp(-10.0) / z, p2 = std::exp(a - 10.0) / z;
+  EXPECT_NEAR(x.e5_future_weight, p1 + p2, 1e-15);
+  EXPECT_NEAR(x.e5_future_weight, 0.000068, 5e-7);
+  expect_values_near(x.e5_row0_before, {p0 + p2, p1 + p2}, 1e-15, "before");
+  const double y = std::exp(a) + std::exp(-10.0) + std::exp(3 * a - 10.0);
+  const double q0 = std::exp(a) / y, q1 = std::exp(-10.0) / y, q2 = std::exp(3 * a - 10.0) / y;
+  expect_values_near(x.e5_row0_after, {q0 + 3 * q2, q1 - 2 * q2}, 1e-15, "after");
+  EXPECT_NEAR(x.e5_row0_after[0], 1.000351, 5e-7);
+  EXPECT_NEAR(x.e5_row0_after[1], -0.000351, 5e-7);
+}
+
+}  // namespace
