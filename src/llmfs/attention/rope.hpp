@@ -66,7 +66,7 @@ class RotaryEmbedding {
                                                                         std::size_t max_positions,
                                                                         double base);
 
-  /// Rotates `x [..., T, width]` (positions `offset .. offset+T−1`) on the tape; same shape.
+  /// Rotates x, shaped `[..., T, width]`, at positions offset to offset+T−1 on the tape; same shape.
   /// Backward turns the upstream gradient by the opposite angle (the transpose of a rotation).
   /// The position interval is checked before any tape access.
   /// \return RopeErrorCode::input_rank, RopeErrorCode::input_width,

@@ -141,6 +141,9 @@ class Tape {
 /// the closure that adds gradients into the parents. The node requires a gradient if any
 /// parent does; otherwise the closure is dropped. Other modules use this for ops such as RoPE.
 /// \param op the op's name, used as the stage in errors raised during backward.
+/// \param value the forward result, already computed.
+/// \param parents the inputs the op read (at least one).
+/// \param backward the closure that adds the upstream gradient into the parents.
 /// \return AutogradErrorCode::invalid_argument if `parents` is empty,
 ///         AutogradErrorCode::released_input or AutogradErrorCode::different_tapes.
 [[nodiscard]] std::expected<TensorValue, AutogradError> record_op(std::string_view op,

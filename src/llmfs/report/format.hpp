@@ -19,6 +19,6 @@ namespace llmfs::report {
 [[nodiscard]] std::string format_values(std::span<const double> values);
 
 /// A tensor as `shape:[1,3,4] values:[1.000000,...]` (row-major, via format_values).
-[[nodiscard]] std::string format_tensor(const tensor::Tensor& tensor);
+[[nodiscard]] std::string format_tensor(const tensor::Tensor& value);
 
 }  // namespace llmfs::report

@@ -10,6 +10,8 @@ namespace llmfs::tensor {
 
 /// The numpy broadcast of two shapes: align on the right; each pair of axis lengths must be
 /// equal or one of them 1; missing leading axes count as 1. `[2,1,4]` and `[3,1]` give `[2,3,4]`.
+/// \param a the first operand's shape.
+/// \param b the second operand's shape.
 /// \param op the operation name reported in the error.
 /// \return TensorErrorCode::broadcast_mismatch naming both shapes and the first bad axis.
 [[nodiscard]] std::expected<Shape, TensorError> broadcast_shapes(const Shape& a, const Shape& b,
