@@ -1,0 +1,74 @@
+// Multi-head causal attention with RoPE (Chapter 30's layer): forward, and forward+backward of
+// loss = Σ output (seed of ones), each on a fresh tape with the four weights as parameters.
+#include <llmfs/attention/multi_head.hpp>
+#include <llmfs/autograd/tape.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "shapes.hpp"
+
+namespace {
+
+using llmfs::tensor::Shape;
+using llmfs::tensor::Tensor;
+
+Tensor uniform(const Shape& shape, std::uint64_t seed, double bound) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> dist(-bound, bound);
+  Tensor t = Tensor::zeros(shape);
+  for (double& v : t.mutable_values()) v = dist(engine);
+  return t;
+}
+
+void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s, bool with_backward) {
+  const std::size_t d = s.model_width;
+  const double bound = 1.0 / std::sqrt(static_cast<double>(d));
+  const Tensor x = uniform(Shape{s.batch, s.tokens, d}, 1, 1.0);
+  const std::array<Tensor, 4> weights{uniform(Shape{d, d}, 2, bound), uniform(Shape{d, d}, 3, bound),
+                                      uniform(Shape{d, d}, 4, bound), uniform(Shape{d, d}, 5, bound)};
+  for (auto _ : state) {
+    llmfs::autograd::Tape tape;
+    auto layer = llmfs::attention::MultiHeadAttention::from_parameters(
+        {"attention.query.weight", tape.parameter(weights[0])},
+        {"attention.key.weight", tape.parameter(weights[1])},
+        {"attention.value.weight", tape.parameter(weights[2])},
+        {"attention.output.weight", tape.parameter(weights[3])}, s.heads,
+        llmfs::attention::RotaryPositions{s.tokens, 10000.0});
+    if (!layer) {
+      state.SkipWithError(fmt::format("{}", layer.error()).c_str());
+      break;
+    }
+    auto result = layer->forward(tape.constant(x), 0);
+    if (!result) {
+      state.SkipWithError(fmt::format("{}", result.error()).c_str());
+      break;
+    }
+    if (with_backward) {
+      auto pass = llmfs::autograd::backward(result->output, Tensor::full(result->output.shape(), 1.0));
+      if (!pass) {
+        state.SkipWithError(fmt::format("{}", pass.error()).c_str());
+        break;
+      }
+    }
+    benchmark::DoNotOptimize(result->output.value_view());
+    tape.release();
+  }
+}
+
+[[maybe_unused]] const bool registered = [] {
+  for (const auto& s : llmfs::bench::kShapes) {
+    const std::string tag = fmt::format("B{}_T{}_d{}_h{}", s.batch, s.tokens, s.model_width, s.heads);
+    benchmark::RegisterBenchmark(("mha/forward/" + tag).c_str(), run_multi_head, s, false)
+        ->Unit(benchmark::kMillisecond);
+    benchmark::RegisterBenchmark(("mha/forward_backward/" + tag).c_str(), run_multi_head, s, true)
+        ->Unit(benchmark::kMillisecond);
+  }
+  return true;
+}();
+
+}  // namespace

@@ -1,0 +1,136 @@
+#!/usr/bin/python3
+"""PyTorch float64 reference timings for the llmfs benchmark (run with /usr/bin/python3).
+
+Times the same cases as build/<dir>/bin/llmfs_bench, on one thread:
+  matmul/projection  X·W   [B,T,d]·[d,d]
+  matmul/scores      Q·Kᵀ  [B,h,T,d_h]·[B,h,d_h,T]
+  matmul/mix         A·V   [B,h,T,T]·[B,h,T,d_h]
+  mha/forward, mha/forward_backward: the chapter-30 layer written with plain torch ops
+  (full-width projections, head split, RoPE on adjacent pairs of Q and K, additive causal
+  mask, softmax, A·V, merge, W_O; loss = sum(output) for the backward pass).
+
+Prints one JSON object: the environment (torch version, thread count, the BLAS library torch
+actually loaded, OPENBLAS_CORETYPE) and per case the CPU time per iteration in milliseconds.
+"""
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+
+SHAPES = [(4, 128, 128, 4), (8, 256, 256, 8)]  # (B, T, d_model, h), as in bench/shapes.hpp
+MIN_SECONDS = float(os.environ.get("LLMFS_BENCH_MIN_SECONDS", "0.5"))
+
+
+def loaded_blas():
+    """The BLAS shared objects mapped into this process (after a matmul has run)."""
+    names = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1]
+            base = os.path.basename(path)
+            if "blas" in base.lower() or "mkl" in base.lower():
+                names.add(os.path.realpath(path))
+    return sorted(names)
+
+
+def time_case(fn):
+    """CPU seconds per call: one warm-up call, then repeat until MIN_SECONDS of CPU time."""
+    fn()
+    iterations, start = 0, time.process_time()
+    wall_start = time.perf_counter()
+    while True:
+        fn()
+        iterations += 1
+        elapsed = time.process_time() - start
+        if elapsed >= MIN_SECONDS and iterations >= 1:
+            break
+    wall = time.perf_counter() - wall_start
+    return elapsed / iterations * 1e3, wall / iterations * 1e3, iterations
+
+
+def rope_tables(tokens, head_width, base):
+    # theta_i = base^(-2i/d_h), angle = t * theta_i for t = 0..T-1.
+    i = torch.arange(head_width // 2, dtype=torch.float64)
+    theta = base ** (-2.0 * i / head_width)
+    angles = torch.arange(tokens, dtype=torch.float64)[:, None] * theta[None, :]
+    return torch.cos(angles), torch.sin(angles)
+
+
+def rope(x, cos, sin):
+    # Adjacent pairs (x[2i], x[2i+1]) rotated by the position's angle.
+    even, odd = x[..., 0::2], x[..., 1::2]
+    y_even = even * cos - odd * sin
+    y_odd = even * sin + odd * cos
+    return torch.stack((y_even, y_odd), dim=-1).flatten(-2)
+
+
+def multi_head(x, wq, wk, wv, wo, heads, cos, sin, mask):
+    B, T, d = x.shape
+    dh = d // heads
+
+    def split(t):
+        return t.reshape(B, T, heads, dh).transpose(1, 2)
+
+    q, k, v = split(x @ wq), split(x @ wk), split(x @ wv)
+    q, k = rope(q, cos, sin), rope(k, cos, sin)
+    scores = (q @ k.transpose(-2, -1)) / math.sqrt(dh) + mask
+    weights = torch.softmax(scores, dim=-1)
+    merged = (weights @ v).transpose(1, 2).reshape(B, T, d)
+    return merged @ wo
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    dtype = torch.float64
+    results = {}
+    for B, T, d, h in SHAPES:
+        dh = d // h
+        tag = f"B{B}_T{T}_d{d}_h{h}"
+        x = torch.rand(B, T, d, dtype=dtype) * 2 - 1
+        w = torch.rand(d, d, dtype=dtype) * 2 - 1
+        q = torch.rand(B, h, T, dh, dtype=dtype) * 2 - 1
+        kt = torch.rand(B, h, dh, T, dtype=dtype) * 2 - 1
+        a = torch.rand(B, h, T, T, dtype=dtype) * 2 - 1
+        v = torch.rand(B, h, T, dh, dtype=dtype) * 2 - 1
+        with torch.no_grad():
+            results[f"matmul/projection/{tag}"] = time_case(lambda: x @ w)
+            results[f"matmul/scores/{tag}"] = time_case(lambda: q @ kt)
+            results[f"matmul/mix/{tag}"] = time_case(lambda: a @ v)
+
+        bound = 1.0 / math.sqrt(d)
+        weights = [((torch.rand(d, d, dtype=dtype) * 2 - 1) * bound).requires_grad_() for _ in range(4)]
+        cos, sin = rope_tables(T, dh, 10000.0)
+        mask = torch.triu(torch.full((T, T), float("-inf"), dtype=dtype), diagonal=1)
+
+        def forward():
+            with torch.no_grad():
+                return multi_head(x, *weights, h, cos, sin, mask)
+
+        def forward_backward():
+            for w_ in weights:
+                w_.grad = None
+            out = multi_head(x, *weights, h, cos, sin, mask)
+            out.backward(torch.ones_like(out))
+
+        results[f"mha/forward/{tag}"] = time_case(forward)
+        results[f"mha/forward_backward/{tag}"] = time_case(forward_backward)
+
+    env = {
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "blas_loaded": loaded_blas(),
+        "blas_info": next((part.split("=", 1)[1] for part in torch.__config__.show().replace(",", "\n").split()
+                           if part.startswith("BLAS_INFO=")), "unknown"),
+        "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+    }
+    json.dump({"env": env, "cases": {k: {"cpu_ms": c, "wall_ms": w, "iterations": n}
+                                      for k, (c, w, n) in results.items()}}, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
