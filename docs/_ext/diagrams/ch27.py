@@ -99,8 +99,8 @@ def _weight_table(cells, mixes, tokens, config, text):
             label = f"weight {cell['weight']} of query {query} on key {key}"
             out.append(
                 f'<td class="llmfs-num ch27-cell{diagonal}">{_bar(cell["weight"], label)}'
-                f'<span class="ch27-weight">{_esc(cell["weight"])}</span>'
-                f'<span class="ch27-detail">dot {_esc(cell["dot"])} → score {_esc(cell["score"])}</span></td>'
+                f'<div class="ch27-weight">{_esc(cell["weight"])}</div>'
+                f'<div class="ch27-detail">dot {_esc(cell["dot"])} → score {_esc(cell["score"])}</div></td>'
             )
             pieces.append(f"key {key}: dot {cell['dot']}, score {cell['score']}, weight {cell['weight']}")
         out.append(f"<td>{_esc(mix['row_sum'])}</td><td>{_esc(_pretty(mix['output']))}</td></tr>")
@@ -118,8 +118,8 @@ def _saturation_table(rows, text):
     for row in rows:
         weights = _items(row["weights"])
         bars = "".join(
-            f'<span class="ch27-satcell">{_bar(w, f"weight {w} on key {i}")}'
-            f'<span class="ch27-weight">k={i}: {_esc(w)}</span></span>'
+            f'<div class="ch27-satcell">{_bar(w, f"weight {w} on key {i}")}'
+            f'<div class="ch27-weight">k={i}: {_esc(w)}</div></div>'
             for i, w in enumerate(weights)
         )
         out.append(f'<tr><th scope="row">{_esc(row["scale"])} (d_k={_esc(row["d_k"])})</th>'

@@ -10,9 +10,10 @@ Records read:
   PREFIX  token, before, after, status (bitwise-unchanged|changed), replaced, replacement
   LEAK    mask, future_weight, row0_before, row0_after, prefix
 
-Allowed and blocked cells differ by text ("allowed"/"blocked"), by a hatched pattern drawn in
-currentColor for blocked cells, and by border class (solid/dashed); the diagonal cell says
-"diagonal" and carries its own class. Nothing is told apart by colour alone.
+Allowed and blocked cells differ by text ("allowed"/"blocked"), by a hatched box drawn in
+currentColor instead of a bar, and by the shared classes llmfs-allowed / llmfs-blocked
+(docs/_static/llmfs.css: hatched background and a ✕); the diagonal cell says "diagonal" and
+carries llmfs-highlight (bold outline). Nothing is told apart by colour alone.
 """
 
 from __future__ import annotations
@@ -94,10 +95,10 @@ def _weights_table(cells, mixes, config, text):
             graphic = (_hatch(f"query {query}, key {key}: blocked") if blocked
                        else _bar(cell["weight"], f"weight {cell['weight']} of query {query} on key {key}"))
             out.append(
-                f'<td class="{classes}">{graphic}<span class="ch28-weight">{_esc(cell["weight"])}</span>'
-                f'<span class="ch28-status">{_esc(status)}</span>'
-                f'<span class="ch28-detail">score {_esc(cell["score"])} + mask {_esc(cell["mask"])} = '
-                f"{_esc(cell['masked_score'])}</span></td>"
+                f'<td class="{classes}">{graphic}<div class="ch28-weight">{_esc(cell["weight"])}</div>'
+                f'<div class="ch28-status">{_esc(status)}</div>'
+                f'<div class="ch28-detail">score {_esc(cell["score"])} + mask {_esc(cell["mask"])} = '
+                f"{_esc(cell['masked_score'])}</div></td>"
             )
             pieces.append(f"key {key} {status}: score {cell['score']} plus mask {cell['mask']} is "
                           f"{cell['masked_score']}, weight {cell['weight']}")
@@ -137,11 +138,11 @@ def render(records):
     text = [f"Causal attention on {config['tokens']} tokens (batch {config['batch']}), d_k={config['d_k']}, "
             f"{config['mask']} mask. Allowed keys are on or left of the diagonal; blocked keys are right of it."]
     parts = ['<div class="ch28-diagram">']
-    parts.append('<p class="ch28-legend"><span class="ch28-cell ch28-allowed">'
-                 + _bar("0.5", "legend: allowed key, bar length is the weight")
-                 + ' allowed key (solid frame, bar = weight)</span> <span class="ch28-cell ch28-blocked">'
-                 + _hatch("legend: blocked key") + ' blocked key (dashed frame, hatched, weight exactly 0)'
-                 + '</span> <span class="ch28-cell ch28-allowed ch28-diagonal">diagonal (double frame)</span></p>')
+    parts.append('<ul class="ch28-legend"><li>' + _bar("0.5", "legend: allowed key, bar length is the weight")
+                 + " allowed key: a bar as long as the weight, labelled “allowed”</li><li>"
+                 + _hatch("legend: blocked key")
+                 + " blocked key: hatched, marked ✕, labelled “blocked”, weight exactly 0</li>"
+                 + "<li>diagonal key: outlined in bold, labelled “diagonal”</li></ul>")
     parts += _weights_table(cells, mixes, config, text)
     parts += _prefix_table(prefix, text)
     parts.append(f'<p class="ch28-leak">With a finite mask of {_esc(leak["mask"])} instead of −∞, row 0 gives '
