@@ -86,7 +86,7 @@ def main() -> int:
 
     step("chapters: Sphinx -W --keep-going (MyST, Breathe, local MathJax)")
     env = dict(os.environ, LLMFS_DOXYGEN_XML=str(work / "xml"))
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", "1", "-b", args.builder,
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-j", "1", "-b", args.builder,
                "-c", str(ROOT / "docs"),
                *(["-D", "exclude_patterns=" + ",".join(["README.md", "**/README.md", *args.exclude])] if args.exclude else []), "-d", str(work / "doctrees"), str(ROOT / "chapters"), str(work / args.builder)]
     result = subprocess.run(command, env=env, cwd=ROOT)
