@@ -28,7 +28,7 @@ from myst_parser.config.main import MdParserConfig  # noqa: E402
 from myst_parser.parsers.mdit import create_md_parser  # noqa: E402
 from markdown_it.renderer import RendererHTML  # noqa: E402
 
-FORBIDDEN_DIRECTIVES = {"code-block", "code", "sourcecode", "literalinclude", "raw", "highlight", "include"}
+FORBIDDEN_DIRECTIVES = {"code-block", "code", "sourcecode", "literalinclude", "raw", "highlight", "include", "eval-rst"}
 # Directives whose body is Markdown (admonitions and the like): their content is checked too.
 MARKDOWN_BODY = {"note", "tip", "hint", "important", "warning", "caution", "attention", "danger", "error",
                  "admonition", "seealso", "dropdown", "topic", "sidebar", "container", "div"}
