@@ -1,0 +1,48 @@
+#pragma once
+// Small helpers shared by the attention unit tests.
+
+#include <cmath>
+#include <span>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include <llmfs/autograd/tape.hpp>
+#include <llmfs/tensor/tensor.hpp>
+
+namespace llmfs::testing {
+
+inline tensor::Tensor make(tensor::Shape shape, std::vector<double> values) {
+  auto tensor = tensor::Tensor::from(std::move(shape), std::move(values));
+  EXPECT_TRUE(tensor.has_value());
+  return tensor ? *tensor : tensor::Tensor();
+}
+
+inline tensor::Tensor value_of(const autograd::TensorValue& value) {
+  auto tensor = value.value();
+  EXPECT_TRUE(tensor.has_value());
+  return tensor ? *tensor : tensor::Tensor();
+}
+
+inline tensor::Tensor gradient_of(const autograd::TensorValue& value) {
+  auto tensor = value.gradient();
+  EXPECT_TRUE(tensor.has_value());
+  return tensor ? *tensor : tensor::Tensor();
+}
+
+inline void expect_values_near(const tensor::Tensor& actual, std::span<const double> expected,
+                               double tolerance) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual.values()[i], expected[i], tolerance) << "at flat index " << i;
+  }
+}
+
+inline bool all_finite(const tensor::Tensor& tensor) {
+  for (double value : tensor.values()) {
+    if (!std::isfinite(value)) return false;
+  }
+  return true;
+}
+
+}  // namespace llmfs::testing
