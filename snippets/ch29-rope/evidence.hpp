@@ -13,9 +13,10 @@
 namespace ch29 {
 
 // region: fixture
-/// One row of content at three positions: width 4 (two pairs), base 100, capacity 6.
-/// Every query and every key row is `content`; value row t is the unit vector e_t, so an
-/// output row spells out its attention weights. The second offset, 3, is the largest that fits.
+/// One row of content at three positions: width 4, base 100, capacity 6.
+/// Every query and key row is `content`; value row t is e_t, so an
+/// output row spells out its attention weights. Offset 3 is the
+/// largest that fits three tokens into six positions.
 struct Fixture {
   static constexpr std::size_t width = 4;     // d: pairs (x0,x1) and (x2,x3)
   static constexpr std::size_t tokens = 3;    // T
