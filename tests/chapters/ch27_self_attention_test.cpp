@@ -88,6 +88,17 @@ TEST(Ch27Fixture, OutputRowsAreTheWeightedValueRows) {
   EXPECT_NEAR(h.side + h.self, 0.751745, 5e-7);
 }
 
+// loss = Σ output ⊙ upstream with the hand outputs above and upstream [1,-0.5,0.25,0.75,-0.3,0.8].
+TEST(Ch27Fixture, LossIsTheUpstreamWeightedSumOfTheHandOutputs) {
+  const HandFixture h;
+  const std::vector<double> y{2 * h.big, h.small + h.big, h.small + h.big, 2 * h.big,
+                              h.side + h.self, h.side + h.self};
+  const std::vector<double> u{1.0, -0.5, 0.25, 0.75, -0.3, 0.8};
+  double loss = 0.0;
+  for (std::size_t i = 0; i < y.size(); ++i) loss += y[i] * u[i];
+  EXPECT_NEAR(evidence().gradients.loss, loss, 1e-15);
+}
+
 TEST(Ch27Fixture, EveryWeightRowSumsToOne) {
   for (double sum : evidence().fixture.row_sums) EXPECT_NEAR(sum, 1.0, 1e-15);
 }
@@ -172,6 +183,36 @@ TEST(Ch27Gradients, EveryCoordinatePassesCentralDifferences) {
   EXPECT_EQ(check.coordinates(), 18u);
   EXPECT_TRUE(check.passed()) << "max error " << check.max_abs_error();
   EXPECT_LT(check.max_abs_error(), ch27::kGradTolerance);
+}
+
+// The gradients the report prints, confirmed by central differences computed here, outside
+// the library's gradient checker: loss(X, W_Q, W_K, W_V) = Σ output ⊙ upstream, evaluated by
+// run_head at x ± δ for every one of the 18 coordinates.
+TEST(Ch27Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
+  const auto& e = evidence();
+  const auto& upstream = e.gradients.upstream;
+  std::vector<Tensor> point{e.fixture.input, e.fixture.query_weight, e.fixture.key_weight,
+                            e.fixture.value_weight};
+  const std::vector<const Tensor*> reported{&e.gradients.input_gradient, &e.gradients.query_weight_gradient,
+                                            &e.gradients.key_weight_gradient,
+                                            &e.gradients.value_weight_gradient};
+  auto loss = [&](const std::vector<Tensor>& at_point) {
+    const auto pass = ch27::run_head(at_point[0], at_point[1], at_point[2], at_point[3]);
+    double total = 0.0;
+    for (std::size_t i = 0; i < upstream.size(); ++i) total += pass->output.values()[i] * upstream.values()[i];
+    return total;
+  };
+  EXPECT_NEAR(loss(point), e.gradients.loss, 1e-15);
+  const double step = 1e-6;
+  for (std::size_t which = 0; which < point.size(); ++which) {
+    for (std::size_t i = 0; i < point[which].size(); ++i) {
+      auto up = point, down = point;
+      up[which].mutable_values()[i] += step;
+      down[which].mutable_values()[i] -= step;
+      const double numeric = (loss(up) - loss(down)) / (2 * step);
+      EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8) << "input " << which << " coordinate " << i;
+    }
+  }
 }
 
 TEST(Ch27Errors, MalformedHeadInputsAreTypedErrors) {
