@@ -17,7 +17,7 @@ std::string render_trace(const ToyModel& model, const Evidence& e) {
     out += fmt::format("TOKEN|position={}|text={}|id={}\n", t, e.prompt[t], e.token_ids[t]);
   }
   out += fmt::format("PART|stage=embedding|input=token ids|output=vectors|shape=[{},{}]|chapters=18\n", T, d);
-  out += fmt::format("PART|stage=blocks|input=vectors|output=vectors in context|shape=[{},{}]|chapters=24-31\n", T, d);
+  out += fmt::format("PART|stage=blocks|input=vectors|output=vectors in context|shape=[{},{}]|chapters=20-31\n", T, d);
   out += fmt::format("PART|stage=output head|input=last vector|output=logits|shape=[{}]|chapters=19,32\n", V);
   for (std::size_t v = 0; v < V; ++v) {
     out += fmt::format("PROB|token={}|logit={:.6f}|p={:.6f}\n", model.vocabulary[v], e.logits[v], e.probabilities[v]);
