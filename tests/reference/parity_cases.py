@@ -186,7 +186,7 @@ def ch40_seed123_float32():
     return _seed123(F32)
 
 
-def _random_case(seed, batch, tokens, heads, head_width, rope_base=None, rope_offset=0):
+def _random_case(seed, batch, tokens, heads, head_width, rope_base=None, rope_offset=0, failure_modes=False):
     torch.manual_seed(seed)
     width = heads * head_width
     x = torch.randn(batch, tokens, width, dtype=F64).requires_grad_()
@@ -194,10 +194,16 @@ def _random_case(seed, batch, tokens, heads, head_width, rope_base=None, rope_of
     w_o = (torch.randn(width, width, dtype=F64) / math.sqrt(width)).requires_grad_()
     upstream = torch.randn(batch, tokens, width, dtype=F64)
     tensors = [("X", x), ("W_in", w_in), ("W_O", w_o), ("upstream", upstream), ("heads", rc.scalar(heads))]
+    extra = []
     if rope_base is None:
         manual, _ = _manual_tensors(x, w_in, w_o, upstream, heads)
         tensors += manual + _mha_tensors(x, w_in, w_o, upstream, heads)
         what = "no RoPE; manual code and mha.*"
+        if failure_modes:
+            wrong, errors = _failure_modes(x, w_in, w_o, heads)
+            tensors += wrong
+            what += "; wrong.*: the lesson's failure modes run in torch"
+            extra = ["# torch_error.%s: %s" % (name, message) for name, message in sorted(errors.items())]
     else:
         w_q, w_k, w_v = w_in[:, :width], w_in[:, width:2 * width], w_in[:, 2 * width:]
         stages = rc.multi_head(x, w_q, w_k, w_v, w_o, heads, rope_base=rope_base, rope_offset=rope_offset)
@@ -212,7 +218,7 @@ def _random_case(seed, batch, tokens, heads, head_width, rope_base=None, rope_of
                 % (rope_base, rope_offset))
     description = ("random B=%d T=%d h=%d d_head=%d d=%d, W_in [d,3d] and W_O randn/sqrt(d), causal; %s; "
                    "loss=sum(output*upstream)" % (batch, tokens, heads, head_width, width, what))
-    return seed, description, ["X", "W_in", "W_O", "upstream"], tensors
+    return seed, description, ["X", "W_in", "W_O", "upstream"], tensors, "float64", extra
 
 
 def ch40_random_b1_t7_h2():
@@ -221,7 +227,7 @@ def ch40_random_b1_t7_h2():
 
 def ch40_random_b1_t4_h4():
     """T == h: the missing-transpose mistake runs without a shape error here."""
-    return _random_case(402, batch=1, tokens=4, heads=4, head_width=3)
+    return _random_case(402, batch=1, tokens=4, heads=4, head_width=3, failure_modes=True)
 
 
 def ch40_random_b3_t4_h3_rope():
