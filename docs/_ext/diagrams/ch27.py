@@ -111,20 +111,20 @@ def _weight_table(cells, mixes, tokens, config, text):
 
 
 def _saturation_table(rows, text):
-    out = ['<table class="llmfs-table ch27-table ch27-saturation"><caption>Why divide by √d_k: the same three '
-           "keys with and without the scale</caption><thead><tr><th scope=\"col\">Scale</th>"
-           '<th scope="col">Scores</th><th scope="col">Weights</th>'
-           '<th scope="col">Largest softmax derivative</th></tr></thead><tbody>']
+    keys = len(_items(rows[0]["weights"]))
+    out = ['<table class="llmfs-table ch27-table ch27-saturation"><caption>Why divide by √d_k: the same '
+           "three keys with and without the scale (bar = weight)</caption><thead><tr>"
+           '<th scope="col">Scale</th><th scope="col">Scores</th>']
+    out += [f'<th scope="col">Weight on k={k}</th>' for k in range(keys)]
+    out.append('<th scope="col">Largest softmax derivative</th></tr></thead><tbody>')
     for row in rows:
-        weights = _items(row["weights"])
-        bars = "".join(
-            f'<div class="ch27-satcell">{_bar(w, f"weight {w} on key {i}")}'
-            f'<div class="ch27-weight">k={i}: {_esc(w)}</div></div>'
-            for i, w in enumerate(weights)
+        cells = "".join(
+            f'<td class="llmfs-num">{_bar(w, f"weight {w} on key {i}")}<div class="ch27-weight">{_esc(w)}</div></td>'
+            for i, w in enumerate(_items(row["weights"]))
         )
         out.append(f'<tr><th scope="row">{_esc(row["scale"])} (d_k={_esc(row["d_k"])})</th>'
-                   f"<td>{_esc(_pretty(row['scores']))}</td><td>{bars}</td>"
-                   f"<td>{_esc(row['max_derivative'])}</td></tr>")
+                   f"<td>{_esc(_pretty(row['scores']))}</td>{cells}"
+                   f"<td class=\"llmfs-num\">{_esc(row['max_derivative'])}</td></tr>")
         text.append(f"Scale {row['scale']} at d_k={row['d_k']}: scores {_pretty(row['scores'])} give weights "
                     f"{_pretty(row['weights'])}; the largest softmax derivative entry is {row['max_derivative']}.")
     out.append("</tbody></table>")
