@@ -1,0 +1,141 @@
+// Chapter 30's trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact per record.
+
+#include "evidence.hpp"
+
+#include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
+
+namespace ch30 {
+
+using llmfs::report::Record;
+using llmfs::report::format_values;
+using llmfs::tensor::Tensor;
+
+namespace {
+
+// `count` consecutive values starting at `start`.
+std::span<const double> slice(const Tensor& t, std::size_t start, std::size_t count) {
+  return t.values().subspan(start, count);
+}
+
+// The T rows of one head of a [1,h,T,d_h] tensor, as `[[a,b],[c,d],...]`.
+std::string head_rows(const Tensor& heads, std::size_t head) {
+  std::vector<std::string> rows;
+  for (std::size_t t = 0; t < kTokens; ++t)
+    rows.push_back(format_values(slice(heads, (head * kTokens + t) * kHeadWidth, kHeadWidth)));
+  return fmt::format("[{}]", fmt::join(rows, ","));
+}
+
+std::string words(const std::vector<std::string>& items) {
+  return fmt::format("[{}]", fmt::join(items, ","));
+}
+
+Record partition_record(const PrimaryEvidence& p, std::size_t head) {
+  std::vector<std::size_t> features;
+  for (std::size_t f = 0; f < kHeadWidth; ++f) features.push_back(head * kHeadWidth + f);
+  Record record("PARTITION");
+  record.field("head", head)
+      .field("features", fmt::format("[{}]", fmt::join(features, ",")))
+      .field("projected_query", head_rows(p.projected_query_heads, head))
+      .field("projected_key", head_rows(p.projected_key_heads, head))
+      .field("projected_value", head_rows(p.projected_value_heads, head))
+      .field("rotated_query", head_rows(p.rotated_query_heads, head))
+      .field("rotated_key", head_rows(p.rotated_key_heads, head));
+  return record;
+}
+
+Record weight_record(const PrimaryEvidence& p, std::size_t head, std::size_t query) {
+  const std::size_t start = (head * kTokens + query) * kTokens;
+  auto probabilities = slice(p.attention_weights, start, kTokens);
+  std::vector<std::string> visibility;
+  double row_sum = 0.0;
+  for (std::size_t key = 0; key < kTokens; ++key) {
+    visibility.push_back(key <= query ? "allowed" : "blocked");
+    row_sum += probabilities[key];
+  }
+  Record record("WEIGHT");
+  record.field("head", head)
+      .field("query", query)
+      .field("scores", slice(p.masked_scores, start, kTokens))
+      .field("probabilities", probabilities)
+      .field("visibility", words(visibility))
+      .field("diagonal", query)
+      .field("row_sum", row_sum);
+  return record;
+}
+
+}  // namespace
+
+// region: trace-records
+std::string render_trace(const Evidence& evidence) {
+  const PrimaryEvidence& p = evidence.primary;
+  const ShapeEvidence& s = evidence.shapes;
+  std::vector<Record> records;
+  records.push_back(std::move(Record("CONFIG")
+                                  .field("batch", kBatch)
+                                  .field("tokens", kTokens)
+                                  .field("model_width", kModelWidth)
+                                  .field("heads", kHeads)
+                                  .field("head_width", kHeadWidth)
+                                  .field("offset", kOffset)
+                                  .field("max_positions", kMaxPositions)
+                                  .field("rope_base", kRopeBase)
+                                  .field("bias", false)
+                                  .field("parameter_order",
+                                         "[query.weight,key.weight,value.weight,output.weight]")
+                                  .field("layout", "reshape-transpose")));
+  const std::pair<const char*, const llmfs::tensor::Shape*> shapes[] = {
+      {"input", &s.input},     {"split", &s.split},   {"rotated", &s.rotated},
+      {"weights", &s.weights}, {"head-output", &s.head_output}, {"merged", &s.merged},
+      {"output-weight", &s.output_weight}, {"output", &s.output}};
+  for (auto [stage, shape] : shapes)
+    records.push_back(std::move(Record("SHAPE").field("stage", stage).field("value", *shape)));
+  for (std::size_t head = 0; head < kHeads; ++head) records.push_back(partition_record(p, head));
+  for (std::size_t head = 0; head < kHeads; ++head)
+    for (std::size_t query = 0; query < kTokens; ++query)
+      records.push_back(weight_record(p, head, query));
+  for (std::size_t head = 0; head < kHeads; ++head)
+    for (std::size_t token = 0; token < kTokens; ++token)
+      records.push_back(std::move(
+          Record("HEAD_OUTPUT")
+              .field("head", head)
+              .field("token", token)
+              .field("mixture", slice(p.head_outputs, (head * kTokens + token) * kHeadWidth, kHeadWidth))));
+  for (std::size_t token = 0; token < kTokens; ++token)
+    records.push_back(std::move(
+        Record("MERGED")
+            .field("token", token)
+            .field("head_0", slice(p.head_outputs, token * kHeadWidth, kHeadWidth))
+            .field("head_1", slice(p.head_outputs, (kTokens + token) * kHeadWidth, kHeadWidth))
+            .field("row", slice(p.merged, token * kModelWidth, kModelWidth))));
+  for (std::size_t row = 0; row < kModelWidth; ++row)
+    records.push_back(std::move(Record("OUTPUT_MAP")
+                                    .field("row", row)
+                                    .field("head", row / kHeadWidth)
+                                    .field("head_feature", row % kHeadWidth)
+                                    .field("values", slice(p.output_weight, row * kModelWidth, kModelWidth))));
+  for (std::size_t token = 0; token < kTokens; ++token)
+    records.push_back(std::move(Record("OUTPUT")
+                                    .field("token", token)
+                                    .field("before", slice(p.merged, token * kModelWidth, kModelWidth))
+                                    .field("after", slice(p.output, token * kModelWidth, kModelWidth))));
+  auto position = [](bool unchanged) { return unchanged ? "bitwise-unchanged" : "changed"; };
+  records.push_back(std::move(
+      Record("PREFIX_PROOF")
+          .field("position_0", position(p.prefix_zero_unchanged))
+          .field("position_1", position(p.prefix_one_unchanged))
+          .field("position_2", position(!p.suffix_changed))
+          .field("split_merge", p.split_merge_bitwise ? "bitwise" : "mismatch")
+          .field("head_isolation", p.head_isolation_before_output ? "before-output" : "failed")
+          .field("future_probabilities", p.future_probabilities_zero ? "exact-zero" : "nonzero")
+          .field("common_offset", p.common_offset_weights_preserved ? "preserved" : "changed")
+          .field("tolerance", fmt::format("{:.12f}", kInvariantTolerance))
+          .field("parameters", evidence.parameters.count)
+          .field("gradchecks", evidence.gradients.total())));
+  std::string text;
+  for (const Record& record : records) text += record.str() + "\n";
+  return text;
+}
+// endregion: trace-records
+
+}  // namespace ch30
