@@ -153,6 +153,35 @@ TEST(Ch28Prefix, HoldsForEveryCutOfARandomSequence) {
   }
 }
 
+// The misconception's correction: row i of the full pass is what the head computes on the
+// prefix 0..i alone, bit for bit (the full pass only adds exact zeros).
+TEST(Ch28Prefix, EachRowEqualsTheHeadOnItsPrefixAlone) {
+  const auto& f = evidence().fixture;
+  const Tensor identity = Tensor::from(Shape{2, 2}, {1, 0, 0, 1}).value();
+  for (std::size_t length = 1; length <= 3; ++length) {
+    std::vector<double> prefix(f.input.values().begin(), f.input.values().begin() + 2 * length);
+    const auto alone = ch28::run_causal(Tensor::from(Shape{1, length, 2}, prefix).value(), identity,
+                                        identity, identity);
+    ASSERT_TRUE(alone) << alone.error();
+    for (std::size_t row = 0; row < length; ++row) {
+      EXPECT_TRUE(ch28::row_bitwise_equal(alone->output, f.output, row, 2)) << "length " << length;
+    }
+  }
+}
+
+// The handoff's claim: without positions, swapping tokens 0 and 1 only reorders the terms
+// row 2 adds, so row 2's output changes by rounding at most.
+TEST(Ch28Prefix, SwappingEarlierTokensLeavesALaterRowUpToRounding) {
+  const auto& f = evidence().fixture;
+  const Tensor identity = Tensor::from(Shape{2, 2}, {1, 0, 0, 1}).value();
+  const Tensor swapped = Tensor::from(Shape{1, 3, 2}, {0, 1, 1, 0, 1, 1}).value();
+  const auto pass = ch28::run_causal(swapped, identity, identity, identity);
+  ASSERT_TRUE(pass) << pass.error();
+  EXPECT_NEAR(pass->output.values()[4], f.output.values()[4], 1e-15);
+  EXPECT_NEAR(pass->output.values()[5], f.output.values()[5], 1e-15);
+  EXPECT_NE(pass->output.values()[0], f.output.values()[0]);  // row 0 now reads token [0,1]
+}
+
 TEST(Ch28Gradients, LossOnEarlyRowsSendsExactlyZeroToTheLastToken) {
   for (double g : evidence().gradients.barrier_gradient_row_2) EXPECT_EQ(g, 0.0);
   ASSERT_EQ(evidence().gradients.barrier_gradient_row_2.size(), 2u);
