@@ -51,7 +51,6 @@ std::string failure_line(const std::string& prefix, const FailureOutcome& f) {
 
 }  // namespace
 
-// region: report
 std::string render_report(const Evidence& e) {
   const auto& w = e.example;
   const auto& x = e.exercises;
@@ -126,6 +125,5 @@ std::string render_report(const Evidence& e) {
   for (const auto& line : lines) out += line + "\n";
   return out;
 }
-// endregion: report
 
 }  // namespace ch40

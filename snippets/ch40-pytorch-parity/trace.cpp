@@ -54,7 +54,6 @@ std::string stage_of(Mistake m) {
 
 }  // namespace
 
-// region: trace
 std::string render_trace(const Evidence& e) {
   const auto& w = e.example;
   std::vector<std::string> lines;
@@ -106,6 +105,8 @@ std::string render_trace(const Evidence& e) {
       r.field("output_relative", f.relative).field("parameters", f.parameters);
     }
     r.field("torch_error", f.torch_says.empty() ? std::string("none") : f.torch_says);
+    if (f.mistake == Mistake::missing_contiguity && !f.caught())
+      r.field("note", "cannot be written here: transpose returns a new contiguous tensor");
     lines.push_back(r.str());
   }
   for (const auto& c : e.cases) {
@@ -130,13 +131,12 @@ std::string render_trace(const Evidence& e) {
       .field("measured", sci(f.manual_vs_module))
       .field("holds", f.lesson_claim_holds)
       .field("output_max", f.output_max)
-      .field("criterion_factor", kFloat32Factor);
+      .field("criterion_factor", static_cast<int>(kFloat32Factor));
   for (const auto& t : f.tensors) r.field("factor." + lower(t.name), fmt::format("{:.1f}", std::max(t.manual_factor, t.module_factor)));
   lines.push_back(r.str());
   std::string out;
   for (const auto& line : lines) out += line + "\n";
   return out;
 }
-// endregion: trace
 
 }  // namespace ch40

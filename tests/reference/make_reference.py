@@ -57,6 +57,7 @@ def build(name):
     return rc.render_case(header, tensors)
 
 
+# region: staleness-check
 def compare(name, committed_text, fresh_text):
     """Problems (strings) between the committed and the freshly computed file."""
     old_comments, old = rc.parse_case(committed_text)
@@ -100,6 +101,7 @@ def compare(name, committed_text, fresh_text):
                                 % (tensor, i, x, y, error, tolerance))
                 break
     return problems, worst
+# endregion: staleness-check
 
 
 def main():
