@@ -32,6 +32,8 @@ def run_doxygen(work: Path) -> Path:
     raw = work / "doxygen"
     (raw / "xml").mkdir(parents=True, exist_ok=True)  # Doxygen 1.9.4 does not create nested folders
     env = dict(os.environ, LLMFS_ROOT=str(ROOT), LLMFS_SRC=str(ROOT / "src"), LLMFS_DOXY_OUT=str(raw))
+    if not shutil.which("doxygen"):
+        raise SystemExit("book: doxygen is not installed: run tools/install-deps.sh (tools/deps.txt lists it)")
     result = subprocess.run(["doxygen", str(ROOT / "docs" / "Doxyfile")], env=env, cwd=ROOT,
                             capture_output=True, text=True)
     output = (result.stdout + result.stderr).strip()
