@@ -13,26 +13,45 @@ Records used:
   OUTPUT   token, offset_<o> for each offset, values_rotated_offset_<last>
   PROOF    relative, shared_offset, outputs, norms, values, tolerance
 
-Returns (html, text_alternative). The HTML uses classes only: the shared llmfs-* classes of
-docs/_static/llmfs.css and the ch29-* classes of docs/_static/diagrams/ch29.css;
-strokes use currentColor so the dials follow light and dark mode. Nothing is told apart by
-colour alone: blocked cells say "masked" and carry a dashed border, diagonals of equal gap
-say "gap g", and every dial has its angle written beside it.
+Returns (html, text_alternative). The HTML uses only the shared classes of
+docs/_static/llmfs.css (docs/_ext/diagrams/README.md); the dials are inline SVG drawn in
+currentColor, so they follow the theme's ink in light and dark mode. Nothing is told apart
+by colour alone: masked cells are hatched and say "masked", each gap has its own border
+style (the lane classes: solid, dashed, dotted) and says "gap g", and every dial has its
+angle written under it. A record without a field the diagram needs raises TraceFormatError
+naming its line in trace.txt.
 """
 
 from __future__ import annotations
 
 import html
 
+from trace_records import TraceFormatError
+
+
+class _Strict:
+    """A record whose missing fields raise TraceFormatError at its trace.txt line."""
+
+    def __init__(self, record):
+        self.kind = record.kind
+        self._record = record
+
+    def __getitem__(self, key):
+        if key not in self._record.fields:
+            raise TraceFormatError("trace.txt", self._record.line,
+                                   f"{self.kind} record has no field {key!r}")
+        return self._record.fields[key]
+
 
 def _by_kind(records, kind):
-    return [r for r in records if r.kind == kind]
+    return [_Strict(r) for r in records if r.kind == kind]
 
 
 def _one(records, kind):
     found = _by_kind(records, kind)
     if len(found) != 1:
-        raise ValueError(f"expected exactly one {kind} record, found {len(found)}")
+        line = records[-1].line if records else 1
+        raise TraceFormatError("trace.txt", line, f"expected exactly one {kind} record, found {len(found)}")
     return found[0]
 
 
@@ -61,7 +80,7 @@ def _dial(cos_text: str, sin_text: str, angle_text: str) -> str:
     y = cy - radius * float(sin_text)  # SVG y grows downwards
     label = f"arrow turned {angle_text} radians from the dashed start ray"
     return (
-        f'<svg class="ch29-dial" viewBox="0 0 52 52" width="52" height="52" role="img" '
+        f'<svg viewBox="0 0 52 52" width="52" height="52" role="img" '
         f'aria-label="{_e(label)}">'
         f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="none" stroke="currentColor" '
         f'stroke-width="0.8" opacity="0.5"/>'
@@ -88,16 +107,17 @@ def render(records):
     proof = _one(records, "PROOF")
     offsets = _offsets(config)
     if not rates or not turns or not scores or not weights or not outputs or not offsets:
-        raise ValueError("the ch29 trace needs RATE, TURN, SCORE, WEIGHTS and OUTPUT records")
+        raise TraceFormatError("trace.txt", records[-1].line,
+                               "the ch29 diagram needs RATE, TURN, SCORE, WEIGHTS and OUTPUT records")
     last = offsets[-1]
 
     parts: list[str] = []
     text: list[str] = []
 
     # Configuration and rates --------------------------------------------------------------
-    parts.append('<div class="ch29-diagram">')
+    parts.append('<div>')
     parts.append(
-        '<p class="ch29-lead">Width ' + _e(config["width"]) + " (" + _e(config["pairs"])
+        '<p class="llmfs-muted">Width ' + _e(config["width"]) + " (" + _e(config["pairs"])
         + " pairs), base " + _e(config["base"]) + ", capacity " + _e(config["capacity"])
         + " positions, " + _e(config["tokens"]) + " tokens of content " + _e(_show(config["content"]))
         + ", shown at offsets " + _e(", ".join(offsets)) + ".</p>"
@@ -107,7 +127,7 @@ def render(records):
         f"{config['base']}, capacity {config['capacity']}; {config['tokens']} tokens whose query "
         f"and key content is {_show(config['content'])}, placed at offsets {', '.join(offsets)}."
     )
-    parts.append('<table class="llmfs-table ch29-table ch29-rates"><caption>Rate of each pair</caption>'
+    parts.append('<table class="llmfs-table"><caption>Rate of each pair</caption>'
                  "<thead><tr><th scope=\"col\">Pair</th><th scope=\"col\">Coordinates</th>"
                  "<th scope=\"col\">θ (radians per position)</th>"
                  "<th scope=\"col\">Positions per full turn</th></tr></thead><tbody>")
@@ -123,7 +143,7 @@ def render(records):
     for offset in offsets:
         rows = [t for t in turns if t["offset"] == offset]
         tokens = sorted({int(t["token"]) for t in rows})
-        parts.append(f'<table class="llmfs-table ch29-table ch29-turns"><caption>Offset {_e(offset)}: each pair '
+        parts.append(f'<table class="llmfs-table"><caption>Offset {_e(offset)}: each pair '
                      "turned by position × θ (dashed ray: start; solid arrow: after)</caption><thead><tr>"
                      '<th scope="col">Token (position)</th>')
         for pair in pair_ids:
@@ -137,8 +157,8 @@ def render(records):
             for pair in pair_ids:
                 turn = cells[pair]
                 parts.append(
-                    '<td class="ch29-turn">' + _dial(turn["cos"], turn["sin"], turn["angle"])
-                    + '<span class="ch29-turn-text">angle ' + _e(turn["angle"]) + " rad<br>"
+                    "<td>" + _dial(turn["cos"], turn["sin"], turn["angle"])
+                    + '<br><span class="llmfs-mono">angle ' + _e(turn["angle"]) + " rad<br>"
                     + "cos " + _e(turn["cos"]) + ", sin " + _e(turn["sin"]) + "<br>"
                     + _e(_show(turn["before"])) + " → " + _e(_show(turn["after"])) + "<br>"
                     + "length " + _e(turn["length_before"]) + " → " + _e(turn["length_after"])
@@ -155,7 +175,7 @@ def render(records):
     # Scores: one grid, both offsets in each cell -----------------------------------------
     queries = sorted({int(s["query"]) for s in scores})
     keys = sorted({int(s["key"]) for s in scores})
-    parts.append('<table class="llmfs-table ch29-table ch29-scores"><caption>Scores q̃·k̃ at every offset: '
+    parts.append('<table class="llmfs-table"><caption>Scores q̃·k̃ at every offset: '
                  "equal along each diagonal (same gap); cells right of the diagonal are masked "
                  "by the causal mask</caption><thead><tr><th scope=\"col\">Query \\ key</th>")
     for key in keys:
@@ -168,12 +188,13 @@ def render(records):
             cell = next(s for s in scores if int(s["query"]) == query and int(s["key"]) == key)
             gap = cell["gap"]
             visible = cell["visible"] == "true"
-            gap_class = f"ch29-gap-{abs(int(gap))}" if abs(int(gap)) <= 3 else "ch29-gap-far"
-            state = " llmfs-allowed" if visible else " llmfs-blocked"
+            lane = f"llmfs-lane llmfs-lane-{abs(int(gap)) % 4}"  # one border style per gap
+            state = "llmfs-allowed" if visible else "llmfs-blocked"
             values = "<br>".join(f"offset {_e(o)}: {_e(cell['offset_' + o])}" for o in offsets)
             note = "" if visible else "<br><em>masked</em>"
-            parts.append(f'<td class="llmfs-num ch29-score {gap_class}{state}"><span class="ch29-gap">gap {_e(gap)}</span>'
-                         f"<br>{values}{note}</td>")
+            parts.append(f'<td class="llmfs-num {state}"><div class="{lane}">'
+                         f'<span class="llmfs-lane-label">gap {_e(gap)}</span>'
+                         f"<br>{values}{note}</div></td>")
             text.append(
                 f"  query {query}, key {key}, gap {gap}: "
                 + ", ".join(f"offset {o} score {cell['offset_' + o]}" for o in offsets)
@@ -184,7 +205,7 @@ def render(records):
     parts.append("</tbody></table>")
 
     # Weights and outputs -------------------------------------------------------------------
-    parts.append(f'<table class="llmfs-table ch29-table ch29-weights"><caption>Causal attention weights '
+    parts.append(f'<table class="llmfs-table"><caption>Causal attention weights '
                  f"(scores × {_e(config['scale'])}, masked, softmax)</caption><thead><tr>"
                  '<th scope="col">Query</th>')
     for offset in offsets:
@@ -201,19 +222,19 @@ def render(records):
     parts.append("</tbody></table>")
 
     contrast_key = f"values_rotated_offset_{last}"
-    parts.append('<table class="llmfs-table ch29-table ch29-outputs"><caption>Outputs with unrotated values, and '
+    parts.append('<table class="llmfs-table"><caption>Outputs with unrotated values, and '
                  f"what rotating the values would give at offset {_e(last)}</caption><thead><tr>"
                  '<th scope="col">Token</th>')
     for offset in offsets:
         parts.append(f'<th scope="col">Offset {_e(offset)}</th>')
-    parts.append(f'<th scope="col" class="ch29-wrong">Values rotated too, offset {_e(last)} '
+    parts.append(f'<th scope="col">✗ Values rotated too, offset {_e(last)} '
                  "(not what the layer does)</th></tr></thead><tbody>")
     text.append("Outputs (weights times unrotated value rows):")
     for row in outputs:
         parts.append(f'<tr><th scope="row">t={_e(row["token"])}</th>')
         for offset in offsets:
             parts.append(f"<td>{_e(_show(row['offset_' + offset]))}</td>")
-        parts.append(f'<td class="ch29-wrong">{_e(_show(row[contrast_key]))}</td></tr>')
+        parts.append(f'<td class="llmfs-muted">✗ {_e(_show(row[contrast_key]))}</td></tr>')
         text.append(
             f"  token {row['token']}: " + ", ".join(f"offset {o} {_show(row['offset_' + o])}" for o in offsets)
             + f"; if the values were rotated as well, offset {last} would give {_show(row[contrast_key])}."
@@ -229,10 +250,10 @@ def render(records):
         ("Values", proof["values"]),
         ("Tolerance", proof["tolerance"]),
     ]
-    parts.append('<dl class="ch29-proof">')
+    parts.append('<table class="llmfs-table"><caption>What the demo checked</caption><tbody>')
     for label, value in facts:
-        parts.append(f"<dt>{_e(label)}</dt><dd>{_e(value)}</dd>")
-    parts.append("</dl></div>")
+        parts.append(f'<tr><th scope="row">{_e(label)}</th><td class="llmfs-mono">{_e(value)}</td></tr>')
+    parts.append("</tbody></table></div>")
     text.append("Checks: " + "; ".join(f"{label.lower()}: {value}" for label, value in facts) + ".")
 
     return "".join(parts), "\n".join(text)
