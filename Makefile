@@ -19,7 +19,8 @@ deps:
 
 configure: deps
 	@echo "== configure ($(PRESET))"
-	@cmake --preset $(PRESET) > $(BUILD).configure.log 2>&1 || { mkdir -p build; cat $(BUILD).configure.log; exit 1; }
+	@mkdir -p build
+	@cmake --preset $(PRESET) > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
 
 build: configure
 	@echo "== build ($(PRESET)): library, demos, tests"
