@@ -48,6 +48,7 @@ std::expected<void, AutogradError> accumulate_reduced(BackwardContext& ctx, std:
                                                       const Tensor& gradient,
                                                       std::string_view stage) {
   if (!ctx.needs_gradient(index)) return {};
+  if (gradient.shape() == ctx.parent_value(index).shape()) return ctx.accumulate(index, gradient);
   auto reduced = tensor::sum_to(gradient, ctx.parent_value(index).shape());
   if (!reduced) return std::unexpected(AutogradError::from_tensor(stage, reduced.error()));
   return ctx.accumulate(index, *reduced);
