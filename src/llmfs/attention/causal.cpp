@@ -1,12 +1,10 @@
-#include <llmfs/attention/causal.hpp>
-
-#include <limits>
-#include <string>
-
 #include <fmt/format.h>
 
+#include <limits>
+#include <llmfs/attention/causal.hpp>
 #include <llmfs/attention/detail/checks.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <string>
 
 namespace llmfs::attention {
 
@@ -15,8 +13,10 @@ std::expected<tensor::Tensor, AttentionError> causal_mask(std::size_t tokens) {
   // -> M: [T, T], M[i][j] = 0 if j <= i, −∞ if j > i
   const tensor::Shape shape{tokens, tokens};
   if (!shape.element_count()) {
-    return std::unexpected(AttentionError{AttentionErrorCode::size_overflow, "causal mask",
-                                          fmt::format("{} tokens overflow [T,T]", tokens), {}});
+    return std::unexpected(AttentionError{AttentionErrorCode::size_overflow,
+                                          "causal mask",
+                                          fmt::format("{} tokens overflow [T,T]", tokens),
+                                          {}});
   }
   tensor::Tensor mask = tensor::Tensor::zeros(shape);
   auto values = mask.mutable_values();
@@ -41,9 +41,11 @@ std::expected<CausalAttention, AttentionError> causal_self_attention(
   const std::size_t rank = query.shape().rank();
   const std::size_t tokens = query.shape()[rank - 2];
   if (key.shape()[rank - 2] != tokens) {
-    return std::unexpected(AttentionError{
-        AttentionErrorCode::token_mismatch, std::string(stage),
-        fmt::format("query {}, key {}", query.shape(), key.shape()), {}});
+    return std::unexpected(
+        AttentionError{AttentionErrorCode::token_mismatch,
+                       std::string(stage),
+                       fmt::format("query {}, key {}", query.shape(), key.shape()),
+                       {}});
   }
   if (auto invalid = detail::check_value(stage, query.shape(), key.shape(), value.shape())) {
     return std::unexpected(std::move(*invalid));

@@ -1,56 +1,84 @@
-#include <llmfs/attention/multi_head.hpp>
-
 #include <limits>
-#include <vector>
-
+#include <llmfs/attention/multi_head.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <vector>
 
 namespace llmfs::attention {
 
 std::string_view describe(HeadLayoutErrorCode code) noexcept {
   switch (code) {
-    case HeadLayoutErrorCode::split_rank: return "input must have rank 3 [B, T, d_model]";
-    case HeadLayoutErrorCode::merge_rank: return "input must have rank 4 [B, h, T, d_h]";
-    case HeadLayoutErrorCode::zero_heads: return "head count must be nonzero";
-    case HeadLayoutErrorCode::zero_head_width: return "head width must be nonzero";
-    case HeadLayoutErrorCode::width_not_divisible: return "width not divisible by head count";
-    case HeadLayoutErrorCode::model_width_overflow: return "merged width overflows";
-    case HeadLayoutErrorCode::autograd: return "tape operation failed";
+    case HeadLayoutErrorCode::split_rank:
+      return "input must have rank 3 [B, T, d_model]";
+    case HeadLayoutErrorCode::merge_rank:
+      return "input must have rank 4 [B, h, T, d_h]";
+    case HeadLayoutErrorCode::zero_heads:
+      return "head count must be nonzero";
+    case HeadLayoutErrorCode::zero_head_width:
+      return "head width must be nonzero";
+    case HeadLayoutErrorCode::width_not_divisible:
+      return "width not divisible by head count";
+    case HeadLayoutErrorCode::model_width_overflow:
+      return "merged width overflows";
+    case HeadLayoutErrorCode::autograd:
+      return "tape operation failed";
   }
   return "unknown head-layout error";
 }
 
 std::string_view describe(MultiHeadStage stage) noexcept {
   switch (stage) {
-    case MultiHeadStage::configuration: return "configuration";
-    case MultiHeadStage::parameters: return "parameters";
-    case MultiHeadStage::input: return "input";
-    case MultiHeadStage::qkv_projection: return "Q/K/V projection";
-    case MultiHeadStage::query_split: return "query head split";
-    case MultiHeadStage::key_split: return "key head split";
-    case MultiHeadStage::value_split: return "value head split";
-    case MultiHeadStage::query_rotation: return "query rotation";
-    case MultiHeadStage::key_rotation: return "key rotation";
-    case MultiHeadStage::causal_attention: return "causal attention";
-    case MultiHeadStage::merge: return "head merge";
-    case MultiHeadStage::output_projection: return "output projection";
+    case MultiHeadStage::configuration:
+      return "configuration";
+    case MultiHeadStage::parameters:
+      return "parameters";
+    case MultiHeadStage::input:
+      return "input";
+    case MultiHeadStage::qkv_projection:
+      return "Q/K/V projection";
+    case MultiHeadStage::query_split:
+      return "query head split";
+    case MultiHeadStage::key_split:
+      return "key head split";
+    case MultiHeadStage::value_split:
+      return "value head split";
+    case MultiHeadStage::query_rotation:
+      return "query rotation";
+    case MultiHeadStage::key_rotation:
+      return "key rotation";
+    case MultiHeadStage::causal_attention:
+      return "causal attention";
+    case MultiHeadStage::merge:
+      return "head merge";
+    case MultiHeadStage::output_projection:
+      return "output projection";
   }
   return "unknown stage";
 }
 
 std::string_view describe(MultiHeadErrorCode code) noexcept {
   switch (code) {
-    case MultiHeadErrorCode::zero_model_width: return "model width must be nonzero";
-    case MultiHeadErrorCode::zero_heads: return "head count must be nonzero";
-    case MultiHeadErrorCode::width_not_divisible: return "model width not divisible by head count";
-    case MultiHeadErrorCode::odd_head_width: return "head width must be even for RoPE";
-    case MultiHeadErrorCode::parameter_shape: return "projection matrix has the wrong shape";
-    case MultiHeadErrorCode::input_rank: return "input must have rank 3 [B, T, d_model]";
-    case MultiHeadErrorCode::input_width: return "input width differs from the model width";
-    case MultiHeadErrorCode::empty_tokens: return "at least one token is needed";
-    case MultiHeadErrorCode::offset_overflow: return "position interval overflows";
-    case MultiHeadErrorCode::position_range: return "position interval exceeds capacity";
-    case MultiHeadErrorCode::stage_failed: return "stage failed";
+    case MultiHeadErrorCode::zero_model_width:
+      return "model width must be nonzero";
+    case MultiHeadErrorCode::zero_heads:
+      return "head count must be nonzero";
+    case MultiHeadErrorCode::width_not_divisible:
+      return "model width not divisible by head count";
+    case MultiHeadErrorCode::odd_head_width:
+      return "head width must be even for RoPE";
+    case MultiHeadErrorCode::parameter_shape:
+      return "projection matrix has the wrong shape";
+    case MultiHeadErrorCode::input_rank:
+      return "input must have rank 3 [B, T, d_model]";
+    case MultiHeadErrorCode::input_width:
+      return "input width differs from the model width";
+    case MultiHeadErrorCode::empty_tokens:
+      return "at least one token is needed";
+    case MultiHeadErrorCode::offset_overflow:
+      return "position interval overflows";
+    case MultiHeadErrorCode::position_range:
+      return "position interval exceeds capacity";
+    case MultiHeadErrorCode::stage_failed:
+      return "stage failed";
   }
   return "unknown multi-head error";
 }
@@ -90,8 +118,8 @@ std::expected<autograd::TensorValue, HeadLayoutError> split_heads(
   // x: [B,T,d_model] -> [B,T,h,d_h] -> [B,h,T,d_h]
   const tensor::Shape& shape = input.shape();
   if (shape.rank() != 3) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::split_rank, "head split",
-                                        fmt::format("got {}", shape)));
+    return std::unexpected(
+        layout_error(HeadLayoutErrorCode::split_rank, "head split", fmt::format("got {}", shape)));
   }
   if (heads == 0) {
     return std::unexpected(layout_error(HeadLayoutErrorCode::zero_heads, "head split", ""));
@@ -126,8 +154,8 @@ std::expected<autograd::TensorValue, HeadLayoutError> merge_heads(
   // x: [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,h·d_h]
   const tensor::Shape& shape = input.shape();
   if (shape.rank() != 4) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::merge_rank, "head merge",
-                                        fmt::format("got {}", shape)));
+    return std::unexpected(
+        layout_error(HeadLayoutErrorCode::merge_rank, "head merge", fmt::format("got {}", shape)));
   }
   if (shape[1] == 0) {
     return std::unexpected(layout_error(HeadLayoutErrorCode::zero_heads, "head merge", ""));
@@ -148,7 +176,8 @@ std::expected<autograd::TensorValue, HeadLayoutError> merge_heads(
                                         std::move(tokens_first.error())));
   }
   // Concatenate each token's head rows into one model-width row
-  auto merged = autograd::reshape(*tokens_first, tensor::Shape{shape[0], shape[2], shape[1] * shape[3]});
+  auto merged =
+      autograd::reshape(*tokens_first, tensor::Shape{shape[0], shape[2], shape[1] * shape[3]});
   if (!merged) {
     return std::unexpected(layout_error(HeadLayoutErrorCode::autograd, "head merge reshape", "",
                                         std::move(merged.error())));
@@ -165,7 +194,9 @@ namespace {
 std::expected<std::optional<RotaryEmbedding>, MultiHeadError> check_configuration(
     std::size_t model_width, std::size_t heads, const PositionEncoding& positions) {
   constexpr auto stage = MultiHeadStage::configuration;
-  if (model_width == 0) return std::unexpected(reject(MultiHeadErrorCode::zero_model_width, stage, ""));
+  if (model_width == 0) {
+    return std::unexpected(reject(MultiHeadErrorCode::zero_model_width, stage, ""));
+  }
   if (heads == 0) return std::unexpected(reject(MultiHeadErrorCode::zero_heads, stage, ""));
   if (model_width % heads != 0) {
     return std::unexpected(reject(MultiHeadErrorCode::width_not_divisible, stage,
@@ -175,9 +206,9 @@ std::expected<std::optional<RotaryEmbedding>, MultiHeadError> check_configuratio
   const auto* rotary = std::get_if<RotaryPositions>(&positions);
   if (rotary == nullptr) return std::optional<RotaryEmbedding>{};
   if (head_width % 2 != 0) {
-    return std::unexpected(reject(MultiHeadErrorCode::odd_head_width, stage,
-                                  fmt::format("d_model {}, {} heads: d_h {}", model_width, heads,
-                                              head_width)));
+    return std::unexpected(
+        reject(MultiHeadErrorCode::odd_head_width, stage,
+               fmt::format("d_model {}, {} heads: d_h {}", model_width, heads, head_width)));
   }
   auto rope = RotaryEmbedding::create(head_width, rotary->max_positions, rotary->base);
   if (!rope) return std::unexpected(failed(stage, std::move(rope.error())));
@@ -204,8 +235,8 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
   nn::SplitMix64 trial = rng;
   auto qkv = nn::QkvProjections::create(tape, prefix, model_width, model_width, trial);
   if (!qkv) return std::unexpected(failed(MultiHeadStage::qkv_projection, std::move(qkv.error())));
-  auto output = nn::Linear::create(tape, fmt::format("{}.output", prefix), model_width,
-                                   model_width, false, trial);
+  auto output = nn::Linear::create(tape, fmt::format("{}.output", prefix), model_width, model_width,
+                                   false, trial);
   if (!output) {
     return std::unexpected(failed(MultiHeadStage::output_projection, std::move(output.error())));
   }
@@ -230,7 +261,8 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_param
   if (!qkv) return std::unexpected(failed(MultiHeadStage::qkv_projection, std::move(qkv.error())));
   auto projection = nn::Linear::from_parameters(std::move(output));
   if (!projection) {
-    return std::unexpected(failed(MultiHeadStage::output_projection, std::move(projection.error())));
+    return std::unexpected(
+        failed(MultiHeadStage::output_projection, std::move(projection.error())));
   }
   return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions));
 }
@@ -242,7 +274,8 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_combi
   if (!qkv) return std::unexpected(failed(MultiHeadStage::qkv_projection, std::move(qkv.error())));
   auto projection = nn::Linear::from_parameters(std::move(output));
   if (!projection) {
-    return std::unexpected(failed(MultiHeadStage::output_projection, std::move(projection.error())));
+    return std::unexpected(
+        failed(MultiHeadStage::output_projection, std::move(projection.error())));
   }
   return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions));
 }
@@ -255,16 +288,16 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
 
   // Every matrix maps model width to model width
   if (qkv.output_width() != model_width) {
-    return std::unexpected(reject(MultiHeadErrorCode::parameter_shape, MultiHeadStage::configuration,
-                                  fmt::format("Q/K/V project {} to {}, expected {} to {}",
-                                              model_width, qkv.output_width(), model_width,
-                                              model_width)));
+    return std::unexpected(
+        reject(MultiHeadErrorCode::parameter_shape, MultiHeadStage::configuration,
+               fmt::format("Q/K/V project {} to {}, expected {} to {}", model_width,
+                           qkv.output_width(), model_width, model_width)));
   }
   if (output.input_width() != model_width || output.output_width() != model_width) {
-    return std::unexpected(reject(MultiHeadErrorCode::parameter_shape, MultiHeadStage::configuration,
-                                  fmt::format("W_O is [{},{}], expected [{},{}]",
-                                              output.input_width(), output.output_width(),
-                                              model_width, model_width)));
+    return std::unexpected(
+        reject(MultiHeadErrorCode::parameter_shape, MultiHeadStage::configuration,
+               fmt::format("W_O is [{},{}], expected [{},{}]", output.input_width(),
+                           output.output_width(), model_width, model_width)));
   }
 
   // One list, stable order, unique names and nodes
@@ -295,10 +328,12 @@ MultiHeadAttention::MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output
 std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
     const autograd::TensorValue& input, std::size_t position_offset) const {
   // x: [B,T,d_model] -> [B,h,T,d_h] per head -> [B,T,d_model]
+  // Check the input and its positions before anything touches the tape
   const tensor::Shape& shape = input.shape();
   constexpr auto at_input = MultiHeadStage::input;
   if (shape.rank() != 3) {
-    return std::unexpected(reject(MultiHeadErrorCode::input_rank, at_input, fmt::format("got {}", shape)));
+    return std::unexpected(
+        reject(MultiHeadErrorCode::input_rank, at_input, fmt::format("got {}", shape)));
   }
   if (shape[2] != model_width_) {
     return std::unexpected(reject(MultiHeadErrorCode::input_width, at_input,
@@ -306,11 +341,13 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
   }
   const std::size_t tokens = shape[1];
   if (tokens == 0) {
-    return std::unexpected(reject(MultiHeadErrorCode::empty_tokens, at_input, fmt::format("got {}", shape)));
+    return std::unexpected(
+        reject(MultiHeadErrorCode::empty_tokens, at_input, fmt::format("got {}", shape)));
   }
   if (position_offset > std::numeric_limits<std::size_t>::max() - tokens) {
-    return std::unexpected(reject(MultiHeadErrorCode::offset_overflow, at_input,
-                                  fmt::format("offset {} plus {} tokens", position_offset, tokens)));
+    return std::unexpected(
+        reject(MultiHeadErrorCode::offset_overflow, at_input,
+               fmt::format("offset {} plus {} tokens", position_offset, tokens)));
   }
   if (rope_ && position_offset + tokens > rope_->max_positions()) {
     return std::unexpected(reject(MultiHeadErrorCode::position_range, at_input,
@@ -318,45 +355,65 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
                                               position_offset + tokens, rope_->max_positions())));
   }
 
-  // Project the full width once for each role
+  // Project at full width, then split
   auto projected = qkv_.forward(input);  // Q, K, V: [B,T,d_model]
-  if (!projected) return std::unexpected(failed(MultiHeadStage::qkv_projection, std::move(projected.error())));
+  if (!projected) {
+    return std::unexpected(failed(MultiHeadStage::qkv_projection, std::move(projected.error())));
+  }
 
-  // Split every projection into h heads
   auto query_heads = split_heads(projected->query, heads_);  // [B,h,T,d_h]
-  if (!query_heads) return std::unexpected(failed(MultiHeadStage::query_split, std::move(query_heads.error())));
+  if (!query_heads) {
+    return std::unexpected(failed(MultiHeadStage::query_split, std::move(query_heads.error())));
+  }
   auto key_heads = split_heads(projected->key, heads_);
-  if (!key_heads) return std::unexpected(failed(MultiHeadStage::key_split, std::move(key_heads.error())));
+  if (!key_heads) {
+    return std::unexpected(failed(MultiHeadStage::key_split, std::move(key_heads.error())));
+  }
   auto value_heads = split_heads(projected->value, heads_);
-  if (!value_heads) return std::unexpected(failed(MultiHeadStage::value_split, std::move(value_heads.error())));
+  if (!value_heads) {
+    return std::unexpected(failed(MultiHeadStage::value_split, std::move(value_heads.error())));
+  }
 
-  // Rotate queries and keys by their positions; values stay as they are
+  // Rotate queries and keys by position; the values stay as they are
   autograd::TensorValue rotated_query = *query_heads;
   autograd::TensorValue rotated_key = *key_heads;
   if (rope_) {
     auto turned_query = rope_->rotate(*query_heads, position_offset);
-    if (!turned_query) return std::unexpected(failed(MultiHeadStage::query_rotation, std::move(turned_query.error())));
+    if (!turned_query) {
+      return std::unexpected(
+          failed(MultiHeadStage::query_rotation, std::move(turned_query.error())));
+    }
     auto turned_key = rope_->rotate(*key_heads, position_offset);
-    if (!turned_key) return std::unexpected(failed(MultiHeadStage::key_rotation, std::move(turned_key.error())));
+    if (!turned_key) {
+      return std::unexpected(failed(MultiHeadStage::key_rotation, std::move(turned_key.error())));
+    }
     rotated_query = std::move(*turned_query);
     rotated_key = std::move(*turned_key);
   }
 
-  // Attend causally inside every head: [B,h] are independent lanes
+  // One causal table per head: [B,h] are independent lanes
   auto attended = causal_self_attention(rotated_query, rotated_key, *value_heads);
-  if (!attended) return std::unexpected(failed(MultiHeadStage::causal_attention, std::move(attended.error())));
+  if (!attended) {
+    return std::unexpected(failed(MultiHeadStage::causal_attention, std::move(attended.error())));
+  }
 
-  // Concatenate the heads, then let W_O mix them
+  // Concatenate, then one learned map
   auto merged = merge_heads(attended->output);  // [B,T,d_model]
   if (!merged) return std::unexpected(failed(MultiHeadStage::merge, std::move(merged.error())));
   auto output = output_.forward(*merged);
-  if (!output) return std::unexpected(failed(MultiHeadStage::output_projection, std::move(output.error())));
+  if (!output) {
+    return std::unexpected(failed(MultiHeadStage::output_projection, std::move(output.error())));
+  }
 
-  return MultiHeadForward{std::move(*query_heads),   std::move(*key_heads),
-                          std::move(*value_heads),   std::move(rotated_query),
-                          std::move(rotated_key),    std::move(attended->weights),
-                          std::move(attended->output), std::move(*merged),
-                          std::move(*output)};
+  return MultiHeadForward{.projected_query_heads = std::move(*query_heads),
+                          .projected_key_heads = std::move(*key_heads),
+                          .projected_value_heads = std::move(*value_heads),
+                          .rotated_query_heads = std::move(rotated_query),
+                          .rotated_key_heads = std::move(rotated_key),
+                          .attention_weights = std::move(attended->weights),
+                          .head_outputs = std::move(attended->output),
+                          .merged = std::move(*merged),
+                          .output = std::move(*output)};
 }
 // endregion: multi-head-forward
 

@@ -1,22 +1,30 @@
-#include <llmfs/attention/rope.hpp>
-
 #include <cmath>
 #include <limits>
+#include <llmfs/attention/rope.hpp>
 #include <vector>
 
 namespace llmfs::attention {
 
 std::string_view describe(RopeErrorCode code) noexcept {
   switch (code) {
-    case RopeErrorCode::zero_width: return "rotated width must be nonzero";
-    case RopeErrorCode::odd_width: return "rotated width must be even";
-    case RopeErrorCode::invalid_base: return "base must be finite and greater than 1";
-    case RopeErrorCode::zero_capacity: return "capacity must be at least one position";
-    case RopeErrorCode::input_rank: return "input must have at least two axes [..., T, width]";
-    case RopeErrorCode::input_width: return "input width differs from the rotated width";
-    case RopeErrorCode::offset_overflow: return "position interval overflows";
-    case RopeErrorCode::position_range: return "position interval exceeds capacity";
-    case RopeErrorCode::autograd: return "tape operation failed";
+    case RopeErrorCode::zero_width:
+      return "rotated width must be nonzero";
+    case RopeErrorCode::odd_width:
+      return "rotated width must be even";
+    case RopeErrorCode::invalid_base:
+      return "base must be finite and greater than 1";
+    case RopeErrorCode::zero_capacity:
+      return "capacity must be at least one position";
+    case RopeErrorCode::input_rank:
+      return "input must have at least two axes [..., T, width]";
+    case RopeErrorCode::input_width:
+      return "input width differs from the rotated width";
+    case RopeErrorCode::offset_overflow:
+      return "position interval overflows";
+    case RopeErrorCode::position_range:
+      return "position interval exceeds capacity";
+    case RopeErrorCode::autograd:
+      return "tape operation failed";
   }
   return "unknown RoPE error";
 }
@@ -32,9 +40,11 @@ std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(std::size_t wi
                                                                   std::size_t max_positions,
                                                                   double base) {
   auto reject = [&](RopeErrorCode code) {
-    return std::unexpected(RopeError{
-        code, "RoPE configuration",
-        fmt::format("width {}, max_positions {}, base {}", width, max_positions, base), {}});
+    return std::unexpected(
+        RopeError{code,
+                  "RoPE configuration",
+                  fmt::format("width {}, max_positions {}, base {}", width, max_positions, base),
+                  {}});
   };
   if (width == 0) return reject(RopeErrorCode::zero_width);
   if (width % 2 != 0) return reject(RopeErrorCode::odd_width);
@@ -86,9 +96,9 @@ std::optional<RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
                   fmt::format("offset {} plus {} tokens", offset, tokens));
   }
   if (offset + tokens > max_positions_) {
-    return reject(RopeErrorCode::position_range,
-                  fmt::format("positions [{}, {}) but capacity {}", offset, offset + tokens,
-                              max_positions_));
+    return reject(
+        RopeErrorCode::position_range,
+        fmt::format("positions [{}, {}) but capacity {}", offset, offset + tokens, max_positions_));
   }
   return std::nullopt;
 }
@@ -98,8 +108,8 @@ std::optional<RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
 // direction·p·θ_i, p = offset + t. direction = +1 is the forward rotation; direction = −1 is its
 // inverse (and transpose), which is exactly what the backward pass applies to the gradient.
 static void turn_pairs(std::span<const double> in, std::span<double> out, std::size_t tokens,
-                std::size_t width, std::size_t offset, const tensor::Tensor& cos_table,
-                const tensor::Tensor& sin_table, double direction) {
+                       std::size_t width, std::size_t offset, const tensor::Tensor& cos_table,
+                       const tensor::Tensor& sin_table, double direction) {
   // in, out: [..., T, d]
   const std::size_t pairs = width / 2;
   const std::size_t rows = width == 0 ? 0 : in.size() / width;
@@ -135,9 +145,9 @@ std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
              tables_->sin, +1.0);
 
   // Backward: turn the upstream gradient by −p·θ_i and add it into x's gradient
-  auto backward = [tables = tables_, tokens, width = width_, offset](
-                      autograd::BackwardContext& context)
-      -> std::expected<void, autograd::AutogradError> {
+  auto backward =
+      [tables = tables_, tokens, width = width_,
+       offset](autograd::BackwardContext& context) -> std::expected<void, autograd::AutogradError> {
     // g: [..., T, d] -> gx: [..., T, d]
     tensor::Tensor gradient = tensor::Tensor::zeros(context.upstream().shape());
     turn_pairs(context.upstream().values(), gradient.mutable_values(), tokens, width, offset,

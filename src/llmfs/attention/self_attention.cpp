@@ -1,23 +1,29 @@
-#include <llmfs/attention/self_attention.hpp>
-
 #include <cmath>
-#include <vector>
-
 #include <llmfs/attention/detail/checks.hpp>
+#include <llmfs/attention/self_attention.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <vector>
 
 namespace llmfs::attention {
 
 std::string_view describe(AttentionErrorCode code) noexcept {
   switch (code) {
-    case AttentionErrorCode::input_rank: return "inputs need equal ranks of at least two [..., T, d]";
-    case AttentionErrorCode::batch_mismatch: return "leading axes differ";
-    case AttentionErrorCode::key_width: return "query and key widths differ";
-    case AttentionErrorCode::zero_key_width: return "zero key width";
-    case AttentionErrorCode::token_mismatch: return "token counts differ";
-    case AttentionErrorCode::empty_tokens: return "empty token axis";
-    case AttentionErrorCode::size_overflow: return "mask size overflows";
-    case AttentionErrorCode::autograd: return "tape operation failed";
+    case AttentionErrorCode::input_rank:
+      return "inputs need equal ranks of at least two [..., T, d]";
+    case AttentionErrorCode::batch_mismatch:
+      return "leading axes differ";
+    case AttentionErrorCode::key_width:
+      return "query and key widths differ";
+    case AttentionErrorCode::zero_key_width:
+      return "zero key width";
+    case AttentionErrorCode::token_mismatch:
+      return "token counts differ";
+    case AttentionErrorCode::empty_tokens:
+      return "empty token axis";
+    case AttentionErrorCode::size_overflow:
+      return "mask size overflows";
+    case AttentionErrorCode::autograd:
+      return "tape operation failed";
   }
   return "unknown attention error";
 }

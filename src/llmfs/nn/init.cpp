@@ -1,9 +1,8 @@
-#include <llmfs/nn/init.hpp>
+#include <fmt/format.h>
 
 #include <cmath>
+#include <llmfs/nn/init.hpp>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace llmfs::nn {
 
@@ -26,8 +25,8 @@ std::expected<tensor::Tensor, NnError> uniform_fan_in(const tensor::Shape& shape
   for (double& value : values) value = bound * (2.0 * rng.next_unit() - 1.0);
   auto tensor = tensor::Tensor::from(shape, std::move(values));
   if (!tensor) {  // unreachable: the count was computed from the shape
-    return std::unexpected(NnError{NnErrorCode::size_overflow, "initialization",
-                                   fmt::format("{}", tensor.error()), {}});
+    return std::unexpected(NnError{
+        NnErrorCode::size_overflow, "initialization", fmt::format("{}", tensor.error()), {}});
   }
   return std::move(*tensor);
 }

@@ -1,12 +1,10 @@
-#include <llmfs/nn/qkv.hpp>
-
-#include <algorithm>
-#include <string>
-#include <vector>
-
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/nn/qkv.hpp>
+#include <string>
+#include <vector>
 
 namespace llmfs::nn {
 
@@ -33,11 +31,13 @@ std::expected<autograd::TensorValue, autograd::AutogradError> take_columns(
                 values.begin() + static_cast<std::ptrdiff_t>(r * count));
   }
   auto result = tensor::Tensor::from(tensor::Shape(dims), std::move(values));
-  if (!result) return std::unexpected(autograd::AutogradError::from_tensor("take_columns", result.error()));
+  if (!result) {
+    return std::unexpected(autograd::AutogradError::from_tensor("take_columns", result.error()));
+  }
   return autograd::record_op(
       "take_columns", std::move(*result), {packed},
-      [begin, count, width, rows](autograd::BackwardContext& context)
-          -> std::expected<void, autograd::AutogradError> {
+      [begin, count, width,
+       rows](autograd::BackwardContext& context) -> std::expected<void, autograd::AutogradError> {
         tensor::Tensor grad = tensor::Tensor::zeros(context.parent_value(0).shape());
         auto out = grad.mutable_values();
         const auto upstream = context.upstream().values();
@@ -79,11 +79,11 @@ std::expected<QkvProjections, NnError> QkvProjections::from_weights(NamedParamet
   auto v = Linear::from_parameters(value);
   if (!v) return std::unexpected(v.error());
   if (key.value.shape() != query.value.shape() || value.value.shape() != query.value.shape()) {
-    return std::unexpected(NnError{
-        NnErrorCode::width_mismatch, std::string(kStage),
-        fmt::format("query {}, key {}, value {}", query.value.shape(), key.value.shape(),
-                    value.value.shape()),
-        {}});
+    return std::unexpected(NnError{NnErrorCode::width_mismatch,
+                                   std::string(kStage),
+                                   fmt::format("query {}, key {}, value {}", query.value.shape(),
+                                               key.value.shape(), value.value.shape()),
+                                   {}});
   }
   if (!(key.value.tape() == query.value.tape()) || !(value.value.tape() == query.value.tape())) {
     return std::unexpected(NnError{NnErrorCode::different_tapes, std::string(kStage), "", {}});
@@ -106,7 +106,8 @@ std::expected<QkvProjections, NnError> QkvProjections::from_combined(NamedParame
   if (!combined) return std::unexpected(combined.error());
   if (combined->output_width() % 3 != 0) {
     return std::unexpected(NnError{
-        NnErrorCode::width_mismatch, std::string(kStage),
+        NnErrorCode::width_mismatch,
+        std::string(kStage),
         fmt::format("combined in-projection {} needs 3·out columns", in_projection.value.shape()),
         {}});
   }
@@ -139,7 +140,8 @@ std::expected<QkvForward, NnError> QkvProjections::forward(const autograd::Tenso
     auto taken = take_columns(*packed, block * output_width_, output_width_);
     if (!taken) {
       return std::unexpected(NnError{NnErrorCode::autograd, std::string(kStage),
-                                     fmt::format("column block {}", block), std::move(taken.error())});
+                                     fmt::format("column block {}", block),
+                                     std::move(taken.error())});
     }
     blocks.push_back(std::move(*taken));
   }

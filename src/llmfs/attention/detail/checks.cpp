@@ -1,9 +1,8 @@
-#include <llmfs/attention/detail/checks.hpp>
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <llmfs/attention/detail/checks.hpp>
 #include <string>
-
-#include <fmt/format.h>
 
 namespace llmfs::attention::detail {
 
@@ -31,8 +30,7 @@ std::optional<AttentionError> check_pair(std::string_view stage, const tensor::S
   }
   const std::size_t rank = query.rank();
   if (query[rank - 1] != key[rank - 1]) {
-    return error(AttentionErrorCode::key_width, stage,
-                 fmt::format("query {}, key {}", query, key));
+    return error(AttentionErrorCode::key_width, stage, fmt::format("query {}, key {}", query, key));
   }
   if (key[rank - 1] == 0) {
     return error(AttentionErrorCode::zero_key_width, stage, fmt::format("key {}", key));
