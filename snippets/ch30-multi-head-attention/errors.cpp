@@ -1,10 +1,9 @@
 // One refused configuration or input per typed error of the multi-head layer.
 
-#include "evidence.hpp"
-
 #include <limits>
-
 #include <llmfs/nn/splitmix64.hpp>
+
+#include "evidence.hpp"
 
 namespace ch30 {
 
@@ -18,7 +17,8 @@ namespace {
 
 // Rejected, and with the expected code?
 template <class T>
-RejectedCase expect(const std::expected<T, MultiHeadError>& result, MultiHeadErrorCode code) {
+RejectedCase expect(const std::expected<T, MultiHeadError>& result,
+                    MultiHeadErrorCode code) {
   if (result) return {false, "accepted"};
   return {result.error().code == code, fmt::format("{}", result.error())};
 }
@@ -33,8 +33,8 @@ ErrorEvidence gather_errors() {
   const llmfs::nn::SplitMix64 before = rng;
   Tape tape;
   auto create = [&](std::size_t width, std::size_t heads) {
-    return MultiHeadAttention::create(tape, kParameterPrefix, width, heads, kMaxPositions,
-                                      kRopeBase, rng);
+    return MultiHeadAttention::create(tape, kParameterPrefix, width, heads,
+                                      kMaxPositions, kRopeBase, rng);
   };
   out.zero_model_width = expect(create(0, 2), MultiHeadErrorCode::zero_model_width);
   out.zero_heads = expect(create(4, 0), MultiHeadErrorCode::zero_heads);
@@ -42,7 +42,8 @@ ErrorEvidence gather_errors() {
   out.odd_head_width = expect(create(4, 4), MultiHeadErrorCode::odd_head_width);
   out.rng_untouched = rng == before;
 
-  // Input: rank, width, tokens, then the position interval, all before any tape operation.
+  // Input: rank, width, tokens, then the position interval, all before any tape
+  // operation.
   auto run = run_fixture(fixture_input(), kOffset);
   if (!run) {
     out.input_rank.message = run.error();
@@ -54,12 +55,14 @@ ErrorEvidence gather_errors() {
   };
   out.input_rank = expect(forward(Tensor::zeros({kTokens, kModelWidth}), kOffset),
                           MultiHeadErrorCode::input_rank);
-  out.input_width = expect(forward(Tensor::zeros({kBatch, kTokens, kModelWidth + 1}), kOffset),
-                           MultiHeadErrorCode::input_width);
+  out.input_width =
+      expect(forward(Tensor::zeros({kBatch, kTokens, kModelWidth + 1}), kOffset),
+             MultiHeadErrorCode::input_width);
   out.empty_tokens = expect(forward(Tensor::zeros({kBatch, 0, kModelWidth}), kOffset),
                             MultiHeadErrorCode::empty_tokens);
-  out.offset_overflow = expect(forward(fixture_input(), std::numeric_limits<std::size_t>::max()),
-                               MultiHeadErrorCode::offset_overflow);
+  out.offset_overflow =
+      expect(forward(fixture_input(), std::numeric_limits<std::size_t>::max()),
+             MultiHeadErrorCode::offset_overflow);
   out.position_range = expect(forward(fixture_input(), kMaxPositions - kTokens + 1),
                               MultiHeadErrorCode::position_range);
 

@@ -1,6 +1,7 @@
-// Gathers every value chapter 30 prints: the fixture's intermediates, its invariants, its
-// gradients, its shapes and its refused inputs. Nothing here re-implements the layer: every
-// number comes from llmfs::attention::MultiHeadAttention or the ops it is made of.
+// Gathers every value chapter 30 prints: the fixture's intermediates, its invariants,
+// its gradients, its shapes and its refused inputs. Nothing here re-implements the
+// layer: every number comes from llmfs::attention::MultiHeadAttention or the ops it is
+// made of.
 
 #include "evidence.hpp"
 
@@ -8,11 +9,10 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <set>
-
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/parameters.hpp>
+#include <set>
 
 namespace ch30 {
 
@@ -56,8 +56,8 @@ double weight(const Tensor& w, std::size_t head, std::size_t query, std::size_t 
 
 Tensor fixture_input() {
   return make({kBatch, kTokens, kModelWidth},
-              {1.0, 0.0, 1.0, 0.0,                               //
-               std::cos(1.0), -std::sin(1.0), 0.0, 1.0,          //
+              {1.0, 0.0, 1.0, 0.0,                       //
+               std::cos(1.0), -std::sin(1.0), 0.0, 1.0,  //
                std::cos(2.0), -std::sin(2.0), 1.0, 1.0});
 }
 
@@ -71,9 +71,12 @@ Tensor fixture_output_weight() {
   return make({kModelWidth, kModelWidth}, {kOutputWeight.begin(), kOutputWeight.end()});
 }
 
-bool same_bits(const Tensor& a, const Tensor& b) { return llmfs::tensor::bitwise_equal(a, b); }
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return llmfs::tensor::bitwise_equal(a, b);
+}
 
-std::expected<Tensor, Failure> value_of(const TensorValue& node, std::string_view what) {
+std::expected<Tensor, Failure> value_of(const TensorValue& node,
+                                        std::string_view what) {
   return need(node.value(), fmt::format("read {}", what));
 }
 
@@ -81,15 +84,15 @@ std::expected<FixtureRun, Failure> run_fixture(const Tensor& input, std::size_t 
                                                const Tensor& query_weight) {
   Tape tape;
   TensorValue x = tape.parameter(input);
-  std::vector<TensorValue> weights = {tape.parameter(query_weight),
-                                      tape.parameter(identity(kModelWidth)),
-                                      tape.parameter(identity(kModelWidth)),
-                                      tape.parameter(fixture_output_weight())};
-  auto layer = need(MultiHeadAttention::from_parameters(
-                        {parameter_name("query"), weights[0]}, {parameter_name("key"), weights[1]},
-                        {parameter_name("value"), weights[2]}, {parameter_name("output"), weights[3]},
-                        kHeads, kMaxPositions, kRopeBase),
-                    "build the fixture layer");
+  std::vector<TensorValue> weights = {
+      tape.parameter(query_weight), tape.parameter(identity(kModelWidth)),
+      tape.parameter(identity(kModelWidth)), tape.parameter(fixture_output_weight())};
+  auto layer = need(
+      MultiHeadAttention::from_parameters(
+          {parameter_name("query"), weights[0]}, {parameter_name("key"), weights[1]},
+          {parameter_name("value"), weights[2]}, {parameter_name("output"), weights[3]},
+          kHeads, kMaxPositions, kRopeBase),
+      "build the fixture layer");
   if (!layer) return std::unexpected(layer.error());
   auto forward = need(layer->forward(x, offset), "run the fixture layer");
   if (!forward) return std::unexpected(forward.error());
@@ -99,7 +102,8 @@ std::expected<FixtureRun, Failure> run_fixture(const Tensor& input, std::size_t 
 namespace {
 
 // Reads the nine tensors the report prints from one forward record.
-std::expected<void, Failure> read_intermediates(const FixtureRun& run, PrimaryEvidence& out) {
+std::expected<void, Failure> read_intermediates(const FixtureRun& run,
+                                                PrimaryEvidence& out) {
   const auto& f = run.forward;
   const std::pair<const TensorValue*, Tensor*> reads[] = {
       {&run.input, &out.input},
@@ -122,18 +126,22 @@ std::expected<void, Failure> read_intermediates(const FixtureRun& run, PrimaryEv
   return {};
 }
 
-// The scaled, masked scores of every head, from Chapter 28's causal attention applied to the
-// layer's own rotated heads; its weights must be the layer's weights, bit for bit.
-std::expected<Tensor, Failure> masked_scores(const FixtureRun& run, const Tensor& weights) {
+// The scaled, masked scores of every head, from Chapter 28's causal attention applied
+// to the layer's own rotated heads; its weights must be the layer's weights, bit for
+// bit.
+std::expected<Tensor, Failure> masked_scores(const FixtureRun& run,
+                                             const Tensor& weights) {
   const auto& f = run.forward;
-  auto causal = need(llmfs::attention::causal_self_attention(
-                         f.rotated_query_heads, f.rotated_key_heads, f.projected_value_heads),
-                     "recompute the per-head scores");
+  auto causal =
+      need(llmfs::attention::causal_self_attention(
+               f.rotated_query_heads, f.rotated_key_heads, f.projected_value_heads),
+           "recompute the per-head scores");
   if (!causal) return std::unexpected(causal.error());
   auto again = value_of(causal->weights, "the recomputed weights");
   if (!again) return std::unexpected(again.error());
   if (!same_bits(*again, weights))
-    return std::unexpected(Failure("per-head causal attention does not reproduce the layer's weights"));
+    return std::unexpected(
+        Failure("per-head causal attention does not reproduce the layer's weights"));
   return value_of(causal->masked_scores, "the masked scores");
 }
 
@@ -146,11 +154,13 @@ void check_tables(PrimaryEvidence& out) {
     for (std::size_t k = 0; k < kTokens; ++k) {
       if (k > q) {
         for (std::size_t h = 0; h < kHeads; ++h)
-          out.future_probabilities_zero = out.future_probabilities_zero && weight(w, h, q, k) == 0.0;
+          out.future_probabilities_zero =
+              out.future_probabilities_zero && weight(w, h, q, k) == 0.0;
         continue;
       }
       const double uniform = 1.0 / static_cast<double>(q + 1);
-      if (std::abs(weight(w, 0, q, k) - uniform) > kInvariantTolerance) out.uniform_head_zero = false;
+      if (std::abs(weight(w, 0, q, k) - uniform) > kInvariantTolerance)
+        out.uniform_head_zero = false;
       if (std::abs(weight(w, 1, q, k) - weight(w, 0, q, k)) > kInvariantTolerance)
         out.distinct_head_weights = true;
     }
@@ -159,13 +169,16 @@ void check_tables(PrimaryEvidence& out) {
 
 // L = Σ output ⊙ upstream, then one backward pass with seed 1.
 std::expected<void, Failure> backpropagate(FixtureRun& run, PrimaryEvidence& out) {
-  out.upstream = make({kBatch, kTokens, kModelWidth}, {kUpstream.begin(), kUpstream.end()});
+  out.upstream =
+      make({kBatch, kTokens, kModelWidth}, {kUpstream.begin(), kUpstream.end()});
   TensorValue upstream = run.tape.constant(out.upstream);
-  auto product = need(llmfs::autograd::multiply(run.forward.output, upstream), "weight the output");
+  auto product = need(llmfs::autograd::multiply(run.forward.output, upstream),
+                      "weight the output");
   if (!product) return std::unexpected(product.error());
   auto loss = need(llmfs::autograd::sum(*product), "sum the loss");
   if (!loss) return std::unexpected(loss.error());
-  auto done = need(llmfs::autograd::backward(*loss, Tensor::scalar(1.0)), "backpropagate");
+  auto done =
+      need(llmfs::autograd::backward(*loss, Tensor::scalar(1.0)), "backpropagate");
   if (!done) return std::unexpected(done.error());
   auto loss_value = value_of(*loss, "the loss");
   if (!loss_value) return std::unexpected(loss_value.error());
@@ -183,7 +196,8 @@ std::expected<void, Failure> backpropagate(FixtureRun& run, PrimaryEvidence& out
 
 std::expected<void, Failure> check_prefix(PrimaryEvidence& out) {
   Tensor changed = out.input;
-  auto last = changed.mutable_values().subspan((kTokens - 1) * kModelWidth, kModelWidth);
+  auto last =
+      changed.mutable_values().subspan((kTokens - 1) * kModelWidth, kModelWidth);
   std::copy(kPerturbedLastRow.begin(), kPerturbedLastRow.end(), last.begin());
   auto run = run_fixture(changed, kOffset);
   if (!run) return std::unexpected(run.error());
@@ -214,8 +228,10 @@ std::expected<void, Failure> check_isolation(PrimaryEvidence& out) {
   if (!run) return std::unexpected(run.error());
   auto heads = value_of(run->forward.head_outputs, "the nudged head outputs");
   if (!heads) return std::unexpected(heads.error());
-  const bool head_one_same = same_bits(head_block(*heads, 1), head_block(out.head_outputs, 1));
-  const bool head_zero_moved = !same_bits(head_block(*heads, 0), head_block(out.head_outputs, 0));
+  const bool head_one_same =
+      same_bits(head_block(*heads, 1), head_block(out.head_outputs, 1));
+  const bool head_zero_moved =
+      !same_bits(head_block(*heads, 0), head_block(out.head_outputs, 0));
   out.head_isolation_before_output = head_one_same && head_zero_moved;
   return {};
 }
@@ -227,7 +243,8 @@ std::expected<void, Failure> check_common_offset(PrimaryEvidence& out) {
   if (!shifted) return std::unexpected(shifted.error());
   bool preserved = shifted->shape() == out.attention_weights.shape();
   for (std::size_t i = 0; preserved && i < shifted->size(); ++i)
-    preserved = std::abs(shifted->values()[i] - out.attention_weights.values()[i]) <= kInvariantTolerance;
+    preserved = std::abs(shifted->values()[i] - out.attention_weights.values()[i]) <=
+                kInvariantTolerance;
   out.common_offset_weights_preserved = preserved;
   return {};
 }
@@ -251,23 +268,26 @@ std::expected<PrimaryEvidence, Failure> gather_primary() {
   PrimaryEvidence out;
   auto run = run_fixture(fixture_input(), kOffset);
   if (!run) return std::unexpected(run.error());
-  if (auto read = read_intermediates(*run, out); !read) return std::unexpected(read.error());
+  if (auto read = read_intermediates(*run, out); !read)
+    return std::unexpected(read.error());
   auto scores = masked_scores(*run, out.attention_weights);
   if (!scores) return std::unexpected(scores.error());
   out.masked_scores = std::move(*scores);
   check_tables(out);
   using Check = std::expected<void, Failure> (*)(PrimaryEvidence&);
   if (auto done = backpropagate(*run, out); !done) return std::unexpected(done.error());
-  for (Check check : {Check{check_prefix}, Check{check_isolation}, Check{check_common_offset},
-                      Check{check_split_merge}})
+  for (Check check : {Check{check_prefix}, Check{check_isolation},
+                      Check{check_common_offset}, Check{check_split_merge}})
     if (auto done = check(out); !done) return std::unexpected(done.error());
   out.tape_finite = std::isfinite(out.loss);
-  for (const Tensor* t : {&out.projected_query_heads, &out.projected_key_heads,
-                          &out.projected_value_heads, &out.rotated_query_heads,
-                          &out.rotated_key_heads, &out.attention_weights, &out.head_outputs,
-                          &out.merged, &out.output, &out.input_gradient})
+  for (const Tensor* t :
+       {&out.projected_query_heads, &out.projected_key_heads,
+        &out.projected_value_heads, &out.rotated_query_heads, &out.rotated_key_heads,
+        &out.attention_weights, &out.head_outputs, &out.merged, &out.output,
+        &out.input_gradient})
     out.tape_finite = out.tape_finite && all_finite(*t);
-  for (const Tensor& g : out.parameter_gradients) out.tape_finite = out.tape_finite && all_finite(g);
+  for (const Tensor& g : out.parameter_gradients)
+    out.tape_finite = out.tape_finite && all_finite(g);
   return out;
 }
 
@@ -309,11 +329,13 @@ std::expected<ShapeEvidence, Failure> gather_shapes() {
   out.empty_batch_weights = empty->forward.attention_weights.shape();
   out.empty_batch_output = empty->forward.output.shape();
   out.empty_batch_backward =
-      llmfs::autograd::backward(empty->forward.output, Tensor::zeros({0, kTokens, kModelWidth}))
+      llmfs::autograd::backward(empty->forward.output,
+                                Tensor::zeros({0, kTokens, kModelWidth}))
           .has_value();
 
   // A single token: the first row of the fixture alone.
-  auto single = run_fixture(make({1, 1, kModelWidth}, row(fixture_input(), 0)), kOffset);
+  auto single =
+      run_fixture(make({1, 1, kModelWidth}, row(fixture_input(), 0)), kOffset);
   if (!single) return std::unexpected(single.error());
   out.single_token_weights = single->forward.attention_weights.shape();
   return out;
@@ -346,7 +368,8 @@ std::expected<Evidence, Failure> gather_evidence() {
   if (!replay) return std::unexpected(replay.error());
   const PrimaryEvidence& a = evidence.primary;
   const PrimaryEvidence& b = *replay;
-  bool same = std::bit_cast<std::uint64_t>(a.loss) == std::bit_cast<std::uint64_t>(b.loss);
+  bool same =
+      std::bit_cast<std::uint64_t>(a.loss) == std::bit_cast<std::uint64_t>(b.loss);
   const std::pair<const Tensor*, const Tensor*> pairs[] = {
       {&a.projected_query_heads, &b.projected_query_heads},
       {&a.rotated_query_heads, &b.rotated_query_heads},

@@ -1,10 +1,10 @@
 // Answers to chapter 30's exercises, each computed by running the library.
 
-#include "evidence.hpp"
-
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/splitmix64.hpp>
+
+#include "evidence.hpp"
 
 namespace ch30 {
 
@@ -22,14 +22,22 @@ std::vector<HeadChoice> classify_width_six() {
   for (std::size_t heads : {1, 2, 3, 4, 6}) {
     Tape tape;
     llmfs::nn::SplitMix64 rng(6);
-    auto layer = MultiHeadAttention::create(tape, kParameterPrefix, 6, heads, kMaxPositions,
-                                            kRopeBase, rng);
-    HeadChoice choice{.heads = heads, .verdict = "accepted", .head_width = 6 % heads == 0 ? 6 / heads : 0};
+    auto layer = MultiHeadAttention::create(tape, kParameterPrefix, 6, heads,
+                                            kMaxPositions, kRopeBase, rng);
+    HeadChoice choice{.heads = heads,
+                      .verdict = "accepted",
+                      .head_width = 6 % heads == 0 ? 6 / heads : 0};
     if (!layer) {
       switch (layer.error().code) {
-        case MultiHeadErrorCode::odd_head_width: choice.verdict = "odd_head_width"; break;
-        case MultiHeadErrorCode::width_not_divisible: choice.verdict = "not_divisible"; break;
-        default: choice.verdict = fmt::format("{}", layer.error()); break;
+        case MultiHeadErrorCode::odd_head_width:
+          choice.verdict = "odd_head_width";
+          break;
+        case MultiHeadErrorCode::width_not_divisible:
+          choice.verdict = "not_divisible";
+          break;
+        default:
+          choice.verdict = fmt::format("{}", layer.error());
+          break;
       }
     }
     choices.push_back(choice);
@@ -42,8 +50,8 @@ std::expected<std::vector<std::pair<std::string, Shape>>, Failure> trace_shapes(
   constexpr std::size_t batch = 2, tokens = 5, width = 12, heads = 3;
   Tape tape;
   llmfs::nn::SplitMix64 rng(2);
-  auto layer = need(MultiHeadAttention::create(tape, kParameterPrefix, width, heads, tokens,
-                                               kRopeBase, rng),
+  auto layer = need(MultiHeadAttention::create(tape, kParameterPrefix, width, heads,
+                                               tokens, kRopeBase, rng),
                     "create the exercise-2 layer");
   if (!layer) return std::unexpected(layer.error());
   std::vector<double> values(batch * tokens * width);
@@ -71,19 +79,24 @@ std::expected<void, Failure> route_symbols(ExerciseAnswers& out) {
   out.symbolic = {1.0, 10.0, 100.0, 1000.0};
   Tape tape;
   // Head rows [a,b] and [c,d] for one token, laid out [B=1, h=2, T=1, d_h=2].
-  auto heads = tape.constant(*Tensor::from({1, 2, 1, 2}, {out.symbolic.begin(), out.symbolic.end()}));
+  auto heads = tape.constant(
+      *Tensor::from({1, 2, 1, 2}, {out.symbolic.begin(), out.symbolic.end()}));
   auto merged = need(llmfs::attention::merge_heads(heads), "concatenate a,b,c,d");
   if (!merged) return std::unexpected(merged.error());
   Tensor off_block = identity(kModelWidth);
-  off_block.mutable_values()[0 * kModelWidth + 2] = 1.0;  // (W_O)[0][2]: coordinate 0 feeds y_2
-  auto swapped = need(llmfs::autograd::matmul(*merged, tape.constant(fixture_output_weight())),
-                      "apply the swapping W_O");
+  off_block.mutable_values()[0 * kModelWidth + 2] =
+      1.0;  // (W_O)[0][2]: coordinate 0 feeds y_2
+  auto swapped =
+      need(llmfs::autograd::matmul(*merged, tape.constant(fixture_output_weight())),
+           "apply the swapping W_O");
   auto mixed = need(llmfs::autograd::matmul(*merged, tape.constant(off_block)),
                     "apply the off-block W_O");
   if (!swapped) return std::unexpected(swapped.error());
   if (!mixed) return std::unexpected(mixed.error());
   const std::pair<const llmfs::autograd::TensorValue*, Tensor*> reads[] = {
-      {&*merged, &out.concatenated}, {&*swapped, &out.swapped}, {&*mixed, &out.off_block}};
+      {&*merged, &out.concatenated},
+      {&*swapped, &out.swapped},
+      {&*mixed, &out.off_block}};
   for (auto [node, target] : reads) {
     auto value = value_of(*node, "an exercise-5 row");
     if (!value) return std::unexpected(value.error());
@@ -93,12 +106,14 @@ std::expected<void, Failure> route_symbols(ExerciseAnswers& out) {
 }
 
 // Exercise 7: one off-block entry of W_Q lets head 0 read input feature 3.
-std::expected<void, Failure> dense_projection(const PrimaryEvidence& primary, ExerciseAnswers& out) {
+std::expected<void, Failure> dense_projection(const PrimaryEvidence& primary,
+                                              ExerciseAnswers& out) {
   Tensor query_weight = identity(kModelWidth);
   query_weight.mutable_values()[3 * kModelWidth + 0] = 1.0;  // (W_Q)[3][0]
   auto run = run_fixture(primary.input, kOffset, query_weight);
   if (!run) return std::unexpected(run.error());
-  auto heads = value_of(run->forward.projected_query_heads, "the dense-projection query heads");
+  auto heads =
+      value_of(run->forward.projected_query_heads, "the dense-projection query heads");
   if (!heads) return std::unexpected(heads.error());
   // Head 0, token 1 sits at [0,0,1,:] of [1,2,3,2].
   const std::size_t at = 1 * kHeadWidth;
@@ -110,8 +125,8 @@ std::expected<void, Failure> dense_projection(const PrimaryEvidence& primary, Ex
 
 }  // namespace
 
-std::expected<ExerciseAnswers, Failure> answer_exercises(const PrimaryEvidence& primary,
-                                                         const HistoryEvidence& history) {
+std::expected<ExerciseAnswers, Failure> answer_exercises(
+    const PrimaryEvidence& primary, const HistoryEvidence& history) {
   ExerciseAnswers out;
   out.width_six = classify_width_six();
 
@@ -119,8 +134,8 @@ std::expected<ExerciseAnswers, Failure> answer_exercises(const PrimaryEvidence& 
   if (!shapes) return std::unexpected(shapes.error());
   out.shape_trace = std::move(*shapes);
 
-  // Exercise 3: the visibility triangle comes from the causal mask; the fixture's weights
-  // must be exactly zero where it blocks.
+  // Exercise 3: the visibility triangle comes from the causal mask; the fixture's
+  // weights must be exactly zero where it blocks.
   auto mask = need(llmfs::attention::causal_mask(kTokens), "build the causal mask");
   if (!mask) return std::unexpected(mask.error());
   const Tensor& w = primary.attention_weights;
@@ -133,7 +148,8 @@ std::expected<ExerciseAnswers, Failure> answer_exercises(const PrimaryEvidence& 
         const double p = w.values()[(h * kTokens + q) * kTokens + k];
         if (mask->values()[q * kTokens + k] == 0.0) {
           ++visible;
-          if (h == 1 && p != w.values()[q * kTokens + k]) out.allowed_probabilities_equal = false;
+          if (h == 1 && p != w.values()[q * kTokens + k])
+            out.allowed_probabilities_equal = false;
         } else if (p != 0.0) {
           out.blocked_exact_zero = false;
         }
@@ -151,13 +167,14 @@ std::expected<ExerciseAnswers, Failure> answer_exercises(const PrimaryEvidence& 
   out.head_one_row_one = {w.values()[head_one], w.values()[head_one + 1]};
 
   if (auto done = route_symbols(out); !done) return std::unexpected(done.error());
-  if (auto done = dense_projection(primary, out); !done) return std::unexpected(done.error());
+  if (auto done = dense_projection(primary, out); !done)
+    return std::unexpected(done.error());
 
   // Exercise 8: a real layer at d_model = 128 (four heads of width 32).
   Tape tape;
   llmfs::nn::SplitMix64 rng(128);
-  auto wide = need(MultiHeadAttention::create(tape, kParameterPrefix, 128, 4, kMaxPositions,
-                                              kRopeBase, rng),
+  auto wide = need(MultiHeadAttention::create(tape, kParameterPrefix, 128, 4,
+                                              kMaxPositions, kRopeBase, rng),
                    "create the d_model=128 layer");
   if (!wide) return std::unexpected(wide.error());
   out.wide_model_width = wide->model_width();

@@ -1,9 +1,9 @@
 // Chapter 30's demo: prints the report, or with --trace the diagram's records.
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "evidence.hpp"
 
@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "ch30-multi-head-attention: {}\n", evidence.error());
     return 1;
   }
-  fmt::print("{}", mode == "--trace" ? ch30::render_trace(*evidence) : ch30::render_report(*evidence));
+  fmt::print("{}", mode == "--trace" ? ch30::render_trace(*evidence)
+                                     : ch30::render_report(*evidence));
   return 0;
 }
 // endregion: demo-main

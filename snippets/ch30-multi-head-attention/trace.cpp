@@ -1,14 +1,15 @@
-// Chapter 30's trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact per record.
-
-#include "evidence.hpp"
+// Chapter 30's trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact per
+// record.
 
 #include <llmfs/report/format.hpp>
 #include <llmfs/report/record.hpp>
 
+#include "evidence.hpp"
+
 namespace ch30 {
 
-using llmfs::report::Record;
 using llmfs::report::format_values;
+using llmfs::report::Record;
 using llmfs::tensor::Tensor;
 
 namespace {
@@ -22,7 +23,8 @@ std::span<const double> slice(const Tensor& t, std::size_t start, std::size_t co
 std::string head_rows(const Tensor& heads, std::size_t head) {
   std::vector<std::string> rows;
   for (std::size_t t = 0; t < kTokens; ++t)
-    rows.push_back(format_values(slice(heads, (head * kTokens + t) * kHeadWidth, kHeadWidth)));
+    rows.push_back(
+        format_values(slice(heads, (head * kTokens + t) * kHeadWidth, kHeadWidth)));
   return fmt::format("[{}]", fmt::join(rows, ","));
 }
 
@@ -32,7 +34,8 @@ std::string words(const std::vector<std::string>& items) {
 
 Record partition_record(const PrimaryEvidence& p, std::size_t head) {
   std::vector<std::size_t> features;
-  for (std::size_t f = 0; f < kHeadWidth; ++f) features.push_back(head * kHeadWidth + f);
+  for (std::size_t f = 0; f < kHeadWidth; ++f)
+    features.push_back(head * kHeadWidth + f);
   Record record("PARTITION");
   record.field("head", head)
       .field("features", fmt::format("[{}]", fmt::join(features, ",")))
@@ -64,74 +67,124 @@ Record weight_record(const PrimaryEvidence& p, std::size_t head, std::size_t que
   return record;
 }
 
+Record config_record() {
+  Record record("CONFIG");
+  record.field("batch", kBatch)
+      .field("tokens", kTokens)
+      .field("model_width", kModelWidth)
+      .field("heads", kHeads)
+      .field("head_width", kHeadWidth)
+      .field("offset", kOffset)
+      .field("max_positions", kMaxPositions)
+      .field("rope_base", kRopeBase)
+      .field("bias", false)
+      .field("parameter_order", "[query.weight,key.weight,value.weight,output.weight]")
+      .field("layout", "reshape-transpose");
+  return record;
+}
+
+std::vector<Record> shape_records(const ShapeEvidence& s) {
+  const std::pair<const char*, const llmfs::tensor::Shape*> stages[] = {
+      {"input", &s.input},
+      {"split", &s.split},
+      {"rotated", &s.rotated},
+      {"weights", &s.weights},
+      {"head-output", &s.head_output},
+      {"merged", &s.merged},
+      {"output-weight", &s.output_weight},
+      {"output", &s.output}};
+  std::vector<Record> records;
+  for (auto [stage, shape] : stages) {
+    Record record("SHAPE");
+    record.field("stage", stage).field("value", *shape);
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+Record head_output_record(const PrimaryEvidence& p, std::size_t head,
+                          std::size_t token) {
+  Record record("HEAD_OUTPUT");
+  record.field("head", head)
+      .field("token", token)
+      .field("mixture",
+             slice(p.head_outputs, (head * kTokens + token) * kHeadWidth, kHeadWidth));
+  return record;
+}
+
+Record merged_record(const PrimaryEvidence& p, std::size_t token) {
+  Record record("MERGED");
+  record.field("token", token)
+      .field("head_0", slice(p.head_outputs, token * kHeadWidth, kHeadWidth))
+      .field("head_1",
+             slice(p.head_outputs, (kTokens + token) * kHeadWidth, kHeadWidth))
+      .field("row", slice(p.merged, token * kModelWidth, kModelWidth));
+  return record;
+}
+
+Record output_map_record(const PrimaryEvidence& p, std::size_t row) {
+  Record record("OUTPUT_MAP");
+  record.field("row", row)
+      .field("head", row / kHeadWidth)
+      .field("head_feature", row % kHeadWidth)
+      .field("values", slice(p.output_weight, row * kModelWidth, kModelWidth));
+  return record;
+}
+
+Record output_record(const PrimaryEvidence& p, std::size_t token) {
+  Record record("OUTPUT");
+  record.field("token", token)
+      .field("before", slice(p.merged, token * kModelWidth, kModelWidth))
+      .field("after", slice(p.output, token * kModelWidth, kModelWidth));
+  return record;
+}
+
+Record proof_record(const Evidence& evidence) {
+  const PrimaryEvidence& p = evidence.primary;
+  auto position = [](bool unchanged) {
+    return unchanged ? "bitwise-unchanged" : "changed";
+  };
+  Record record("PREFIX_PROOF");
+  record.field("position_0", position(p.prefix_zero_unchanged))
+      .field("position_1", position(p.prefix_one_unchanged))
+      .field("position_2", position(!p.suffix_changed))
+      .field("split_merge", p.split_merge_bitwise ? "bitwise" : "mismatch")
+      .field("head_isolation",
+             p.head_isolation_before_output ? "before-output" : "failed")
+      .field("future_probabilities",
+             p.future_probabilities_zero ? "exact-zero" : "nonzero")
+      .field("common_offset",
+             p.common_offset_weights_preserved ? "preserved" : "changed")
+      .field("tolerance", fmt::format("{:.12f}", kInvariantTolerance))
+      .field("parameters", evidence.parameters.count)
+      .field("gradchecks", evidence.gradients.total());
+  return record;
+}
+
 }  // namespace
 
 // region: trace-records
 std::string render_trace(const Evidence& evidence) {
   const PrimaryEvidence& p = evidence.primary;
-  const ShapeEvidence& s = evidence.shapes;
-  std::vector<Record> records;
-  records.push_back(std::move(Record("CONFIG")
-                                  .field("batch", kBatch)
-                                  .field("tokens", kTokens)
-                                  .field("model_width", kModelWidth)
-                                  .field("heads", kHeads)
-                                  .field("head_width", kHeadWidth)
-                                  .field("offset", kOffset)
-                                  .field("max_positions", kMaxPositions)
-                                  .field("rope_base", kRopeBase)
-                                  .field("bias", false)
-                                  .field("parameter_order",
-                                         "[query.weight,key.weight,value.weight,output.weight]")
-                                  .field("layout", "reshape-transpose")));
-  const std::pair<const char*, const llmfs::tensor::Shape*> shapes[] = {
-      {"input", &s.input},     {"split", &s.split},   {"rotated", &s.rotated},
-      {"weights", &s.weights}, {"head-output", &s.head_output}, {"merged", &s.merged},
-      {"output-weight", &s.output_weight}, {"output", &s.output}};
-  for (auto [stage, shape] : shapes)
-    records.push_back(std::move(Record("SHAPE").field("stage", stage).field("value", *shape)));
-  for (std::size_t head = 0; head < kHeads; ++head) records.push_back(partition_record(p, head));
+  std::vector<Record> records = {config_record()};
+  for (Record& shape : shape_records(evidence.shapes))
+    records.push_back(std::move(shape));
+  for (std::size_t head = 0; head < kHeads; ++head)
+    records.push_back(partition_record(p, head));
   for (std::size_t head = 0; head < kHeads; ++head)
     for (std::size_t query = 0; query < kTokens; ++query)
       records.push_back(weight_record(p, head, query));
   for (std::size_t head = 0; head < kHeads; ++head)
     for (std::size_t token = 0; token < kTokens; ++token)
-      records.push_back(std::move(
-          Record("HEAD_OUTPUT")
-              .field("head", head)
-              .field("token", token)
-              .field("mixture", slice(p.head_outputs, (head * kTokens + token) * kHeadWidth, kHeadWidth))));
+      records.push_back(head_output_record(p, head, token));
   for (std::size_t token = 0; token < kTokens; ++token)
-    records.push_back(std::move(
-        Record("MERGED")
-            .field("token", token)
-            .field("head_0", slice(p.head_outputs, token * kHeadWidth, kHeadWidth))
-            .field("head_1", slice(p.head_outputs, (kTokens + token) * kHeadWidth, kHeadWidth))
-            .field("row", slice(p.merged, token * kModelWidth, kModelWidth))));
+    records.push_back(merged_record(p, token));
   for (std::size_t row = 0; row < kModelWidth; ++row)
-    records.push_back(std::move(Record("OUTPUT_MAP")
-                                    .field("row", row)
-                                    .field("head", row / kHeadWidth)
-                                    .field("head_feature", row % kHeadWidth)
-                                    .field("values", slice(p.output_weight, row * kModelWidth, kModelWidth))));
+    records.push_back(output_map_record(p, row));
   for (std::size_t token = 0; token < kTokens; ++token)
-    records.push_back(std::move(Record("OUTPUT")
-                                    .field("token", token)
-                                    .field("before", slice(p.merged, token * kModelWidth, kModelWidth))
-                                    .field("after", slice(p.output, token * kModelWidth, kModelWidth))));
-  auto position = [](bool unchanged) { return unchanged ? "bitwise-unchanged" : "changed"; };
-  records.push_back(std::move(
-      Record("PREFIX_PROOF")
-          .field("position_0", position(p.prefix_zero_unchanged))
-          .field("position_1", position(p.prefix_one_unchanged))
-          .field("position_2", position(!p.suffix_changed))
-          .field("split_merge", p.split_merge_bitwise ? "bitwise" : "mismatch")
-          .field("head_isolation", p.head_isolation_before_output ? "before-output" : "failed")
-          .field("future_probabilities", p.future_probabilities_zero ? "exact-zero" : "nonzero")
-          .field("common_offset", p.common_offset_weights_preserved ? "preserved" : "changed")
-          .field("tolerance", fmt::format("{:.12f}", kInvariantTolerance))
-          .field("parameters", evidence.parameters.count)
-          .field("gradchecks", evidence.gradients.total())));
+    records.push_back(output_record(p, token));
+  records.push_back(proof_record(evidence));
+
   std::string text;
   for (const Record& record : records) text += record.str() + "\n";
   return text;

@@ -359,5 +359,6 @@ def render(records):
                  "Replacing the last input row must leave every earlier output row untouched.",
                  _proof_html(groups["PREFIX_PROOF"][0], tokens)),
     ]
-    body = "".join(parts)
+    # Figures are centred by the theme; a diagram of tables reads better left-aligned.
+    body = f'<div style="text-align: left">{"".join(parts)}</div>'
     return body, _text(groups, tokens)
