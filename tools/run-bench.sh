@@ -20,7 +20,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 echo "== llmfs ($bench, single thread, -O2 without -march=native)"
-"$bench" --benchmark_min_time="$min_seconds" --benchmark_format=console \
+"$bench" --benchmark_min_time="$min_seconds" --benchmark_min_warmup_time=0.1 --benchmark_format=console \
   --benchmark_out="$work/ours.json" --benchmark_out_format=json
 echo "== PyTorch float64 reference (torch.set_num_threads(1))"
 LLMFS_BENCH_MIN_SECONDS="$min_seconds" "$python" "$root/bench/torch_reference.py" > "$work/torch.json"
