@@ -45,7 +45,7 @@ Tensor make(Shape shape, const std::array<double, N>& values) {
 std::vector<double> row_sums(const Tensor& weights) {
   const std::size_t keys = weights.shape()[weights.rank() - 1];
   std::vector<double> sums;
-  for (std::size_t start = 0; start < weights.size(); start += keys) {
+  for (std::size_t start = 0; keys > 0 && start < weights.size(); start += keys) {
     double total = 0.0;
     for (std::size_t j = 0; j < keys; ++j) total += weights.values()[start + j];
     sums.push_back(total);

@@ -49,10 +49,11 @@ auto guarded(F&& body) -> std::expected<decltype(body()), std::string> {
 }
 
 std::vector<double> row_sums(const Tensor& weights) {
+  const std::size_t keys = weights.shape()[weights.rank() - 1];
   std::vector<double> sums;
-  for (std::size_t start = 0; start < weights.size(); start += kTokens) {
+  for (std::size_t start = 0; keys > 0 && start < weights.size(); start += keys) {
     double total = 0.0;
-    for (std::size_t j = 0; j < kTokens; ++j) total += weights.values()[start + j];
+    for (std::size_t j = 0; j < keys; ++j) total += weights.values()[start + j];
     sums.push_back(total);
   }
   return sums;
