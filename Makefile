@@ -2,10 +2,11 @@
 # (tools/deps.txt via tools/install-deps.sh).
 #
 #   make book        build everything, run and check every demo, render build/book/html/index.html
-#   make test        the whole ctest suite: unit, chapter, golden, book and browser checks
+#   make test        the whole ctest suite (unit, chapter, golden, parity, book and browser
+#                    checks), then every unit, chapter and golden test again under ASan+UBSan
 #   make traces      regenerate every snippets/chNN-slug/expected.txt and trace.txt
 #   make demo CH=30  build and run one chapter's demo (TRACE=1 prints its trace records)
-#   make sanitize    the asan preset (AddressSanitizer + UBSan) and every unit and chapter test
+#   make sanitize    only the asan preset (AddressSanitizer + UBSan) and its tests
 #   make bench       the benchmark beside its PyTorch reference, printing ratios
 
 PRESET ?= default
@@ -24,7 +25,7 @@ configure: deps
 
 build: configure
 	@echo "== build ($(PRESET)): library, demos, tests"
-	@cmake --build --preset $(PRESET)
+	@cmake --build --preset $(PRESET) -- --no-print-directory
 
 book: build
 	@echo "== demos: every chapter's report and trace against its golden"
@@ -34,8 +35,9 @@ book: build
 	@echo "book: open build/book/html/index.html"
 
 test: build
-	@echo "== tests: unit, chapter, golden, book and browser checks"
+	@echo "== tests: unit, chapter, golden, parity, book and browser checks"
 	@ctest --preset $(PRESET)
+	@$(MAKE) --no-print-directory sanitize
 
 traces: build
 	@tools/regenerate-goldens.sh $(BUILD)/bin
@@ -48,6 +50,7 @@ demo: build
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan
+	@echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 	@ctest --preset asan
 
 bench: build
