@@ -235,14 +235,14 @@ TEST(Ch27Errors, MalformedHeadInputsAreTypedErrors) {
 
 // ---------------------------------------------------------------- PyTorch reference case
 
-// |actual − expected| ≤ 1e-12 · max(1, |expected|): relative for entries of size ≥ 1,
-// absolute 1e-12 for the smaller ones.
+// |actual − expected| ≤ 1e-12 · |expected|: a relative error of 1e-12 on every entry
+// (an exact zero must be matched exactly).
 void expect_matches(const Tensor& actual, const llmfs::testing::ReferenceTensor& expected,
                     const char* what) {
   ASSERT_EQ(actual.shape().as_vector(), expected.shape) << what;
   for (std::size_t i = 0; i < expected.values.size(); ++i) {
     const double want = expected.values[i];
-    EXPECT_LE(std::abs(actual.values()[i] - want), 1e-12 * std::max(1.0, std::abs(want)))
+    EXPECT_LE(std::abs(actual.values()[i] - want), 1e-12 * std::abs(want))
         << what << " at " << i << ": " << actual.values()[i] << " vs " << want;
   }
 }
