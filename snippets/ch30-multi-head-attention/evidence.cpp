@@ -12,6 +12,8 @@
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/parameters.hpp>
+#include <llmfs/tensor/layout.hpp>
+#include <llmfs/tensor/matmul.hpp>
 #include <set>
 
 namespace ch30 {
@@ -262,6 +264,24 @@ std::expected<void, Failure> check_split_merge(PrimaryEvidence& out) {
   return {};
 }
 
+// The layer's head split is a reshape to [B,T,h,d_h] followed by swapping axes 1 and 2:
+// redo both with the plain tensor functions on X·W_Q and compare with the layer's query
+// heads bit for bit.
+std::expected<void, Failure> check_layout(const FixtureRun& run, PrimaryEvidence& out) {
+  auto query_weight = value_of(run.weights[0], "the query weight");
+  if (!query_weight) return std::unexpected(query_weight.error());
+  auto projected = need(llmfs::tensor::matmul(out.input, *query_weight), "project X");
+  if (!projected) return std::unexpected(projected.error());
+  auto reshaped =
+      need(llmfs::tensor::reshape(*projected, {kBatch, kTokens, kHeads, kHeadWidth}),
+           "reshape the projection");
+  if (!reshaped) return std::unexpected(reshaped.error());
+  auto swapped = need(llmfs::tensor::transpose(*reshaped, 1, 2), "swap axes 1 and 2");
+  if (!swapped) return std::unexpected(swapped.error());
+  out.split_is_reshape_transpose = same_bits(*swapped, out.projected_query_heads);
+  return {};
+}
+
 }  // namespace
 
 std::expected<PrimaryEvidence, Failure> gather_primary() {
@@ -274,6 +294,8 @@ std::expected<PrimaryEvidence, Failure> gather_primary() {
   if (!scores) return std::unexpected(scores.error());
   out.masked_scores = std::move(*scores);
   check_tables(out);
+  if (auto layout = check_layout(*run, out); !layout)
+    return std::unexpected(layout.error());
   using Check = std::expected<void, Failure> (*)(PrimaryEvidence&);
   if (auto done = backpropagate(*run, out); !done) return std::unexpected(done.error());
   for (Check check : {Check{check_prefix}, Check{check_isolation},

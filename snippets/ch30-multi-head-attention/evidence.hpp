@@ -122,6 +122,8 @@ struct PrimaryEvidence {
   bool suffix_changed = false;         ///< output row 2 differs
 
   bool split_merge_bitwise = false;  ///< merge(split(X)) == X bit for bit
+  bool split_is_reshape_transpose =
+      false;  ///< the query heads equal transpose(reshape(X·W_Q), 1, 2) bit for bit
   bool head_isolation_before_output =
       false;  ///< nudging head 0's lane leaves head 1 alone
   bool common_offset_weights_preserved =

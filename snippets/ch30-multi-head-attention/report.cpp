@@ -26,7 +26,8 @@ std::string shapes_list(const std::vector<llmfs::tensor::Shape>& shapes) {
 }
 
 std::vector<std::string> exercise_lines(const ExerciseAnswers& e,
-                                        const PrimaryEvidence& p) {
+                                        const PrimaryEvidence& p,
+                                        const HistoryEvidence& h) {
   std::vector<std::string> lines;
   std::string heads = "exercise_1=d_model:6";
   for (const auto& choice : e.width_six) {
@@ -45,11 +46,10 @@ std::vector<std::string> exercise_lines(const ExerciseAnswers& e,
       flag(e.triangles_equal), flag(e.blocked_exact_zero),
       flag(e.allowed_probabilities_equal)));
   lines.push_back(fmt::format(
-      "exercise_4=single_head_tables:1 head_tables:2 row_1_single_head:{} "
-      "row_1_head_0:{} "
-      "row_1_head_1:{}",
-      format_values(e.single_head_row_one), format_values(e.head_zero_row_one),
-      format_values(e.head_one_row_one)));
+      "exercise_4=single_head_tables:{} head_tables:{} row_1_single_head:{} "
+      "row_1_head_0:{} row_1_head_1:{}",
+      h.single_head_tables, h.multi_head_tables, format_values(e.single_head_row_one),
+      format_values(e.head_zero_row_one), format_values(e.head_one_row_one)));
   lines.push_back(fmt::format(
       "exercise_5=a,b,c,d:{} concatenated:{} swapped:{} identity_plus_0_2:{} y_2:{}",
       format_values(e.symbolic), format_values(e.concatenated.values()),
@@ -87,9 +87,9 @@ std::string render_report(const Evidence& evidence) {
       "causal rows; only W_O can learn to mix the concatenated lanes",
       fmt::format(
           "config=batch:{} tokens:{} d_model:{} heads:{} d_h:{} offset:{} capacity:{} "
-          "rope_base:{} bias:false",
+          "rope_base:{} bias:{}",
           kBatch, kTokens, kModelWidth, kHeads, kHeadWidth, kOffset, kMaxPositions,
-          format_number(kRopeBase)),
+          format_number(kRopeBase), flag(!params.bias_free)),
       "input=" + format_tensor(p.input),
       "projected_query_heads=" + format_tensor(p.projected_query_heads),
       "projected_key_heads=" + format_tensor(p.projected_key_heads),
@@ -165,7 +165,7 @@ std::string render_report(const Evidence& evidence) {
       "next=place this layer on the first pre-normalized residual path of a decoder "
       "block",
   };
-  for (std::string& line : exercise_lines(evidence.exercises, p))
+  for (std::string& line : exercise_lines(evidence.exercises, p, h))
     lines.push_back(std::move(line));
   return fmt::format("{}\n", fmt::join(lines, "\n"));
 }

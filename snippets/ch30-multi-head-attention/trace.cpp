@@ -67,7 +67,20 @@ Record weight_record(const PrimaryEvidence& p, std::size_t head, std::size_t que
   return record;
 }
 
-Record config_record() {
+// A parameter's name without the layer's prefix: `attention.query.weight` →
+// `query.weight`.
+std::string_view role(std::string_view name) {
+  const std::string_view prefix = kParameterPrefix;
+  if (name.starts_with(prefix) && name.size() > prefix.size() &&
+      name[prefix.size()] == '.')
+    name.remove_prefix(prefix.size() + 1);
+  return name;
+}
+
+Record config_record(const Evidence& evidence) {
+  std::vector<std::string> order;
+  for (const std::string& name : evidence.parameters.names)
+    order.emplace_back(role(name));
   Record record("CONFIG");
   record.field("batch", kBatch)
       .field("tokens", kTokens)
@@ -77,9 +90,10 @@ Record config_record() {
       .field("offset", kOffset)
       .field("max_positions", kMaxPositions)
       .field("rope_base", kRopeBase)
-      .field("bias", false)
-      .field("parameter_order", "[query.weight,key.weight,value.weight,output.weight]")
-      .field("layout", "reshape-transpose");
+      .field("bias", !evidence.parameters.bias_free)
+      .field("parameter_order", words(order))
+      .field("layout", evidence.primary.split_is_reshape_transpose ? "reshape-transpose"
+                                                                   : "unverified");
   return record;
 }
 
@@ -166,7 +180,7 @@ Record proof_record(const Evidence& evidence) {
 // region: trace-records
 std::string render_trace(const Evidence& evidence) {
   const PrimaryEvidence& p = evidence.primary;
-  std::vector<Record> records = {config_record()};
+  std::vector<Record> records = {config_record(evidence)};
   for (Record& shape : shape_records(evidence.shapes))
     records.push_back(std::move(shape));
   for (std::size_t head = 0; head < kHeads; ++head)

@@ -207,4 +207,27 @@ TEST(Ch30Trace, WeightRecordsMarkVisibilityAndAgreeWithPyTorch) {
     EXPECT_EQ(records[26 + r].at("values"), printed(std::span(wo).subspan(r * 4, 4)));
 }
 
+// CONFIG's bias, parameter order and layout come from the evidence, and the evidence agrees
+// with the seed: no biases, the four matrices in query, key, value, output order, and a head
+// split that is a plain reshape followed by swapping axes 1 and 2.
+TEST(Ch30Trace, ConfigRecordStatesTheCheckedLayerFacts) {
+  const auto records = parse_trace(golden("trace.txt"));
+  EXPECT_EQ(records[0].at("bias"), "false");
+  EXPECT_TRUE(evidence().parameters.bias_free);
+  EXPECT_EQ(records[0].at("layout"), "reshape-transpose");
+  EXPECT_TRUE(evidence().primary.split_is_reshape_transpose);
+  EXPECT_EQ(evidence().parameters.names,
+            (std::vector<std::string>{"attention.query.weight", "attention.key.weight",
+                                      "attention.value.weight", "attention.output.weight"}));
+  // The exercise-4 counts are the history's table counts: [1,3,3] holds one [3,3] table,
+  // [1,2,3,3] two.
+  EXPECT_EQ(evidence().history.single_head_tables, 1u);
+  EXPECT_EQ(evidence().history.multi_head_tables, 2u);
+  std::map<std::string, std::string> line;
+  for (const auto& text : lines_of(golden("expected.txt")))
+    line[text.substr(0, text.find('='))] = text.substr(text.find('=') + 1);
+  EXPECT_TRUE(line["exercise_4"].starts_with("single_head_tables:1 head_tables:2 "))
+      << line["exercise_4"];
+}
+
 }  // namespace
