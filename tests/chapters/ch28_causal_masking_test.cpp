@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -16,6 +17,7 @@
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/report/format.hpp>
 #include <llmfs/tensor/softmax.hpp>
 
 #include "evidence.hpp"
@@ -115,6 +117,42 @@ TEST(Ch28Prefix, ReplacingTheLastTokenLeavesEarlierRowsBitwiseUnchanged) {
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_TRUE(same_bits(p.changed.output.values()[i], evidence().fixture.output.values()[i]));
   }
+}
+
+// The changed row itself, by hand. Identity projections, so Q = K = V = X, and the new last
+// token is x_2 = [3,-2]. Query 2 sees all three keys:
+//   q_2·k_0 = 3,  q_2·k_1 = -2,  q_2·k_2 = 9 + 4 = 13;  scaled by 1/√2.
+//   w = softmax([3, -2, 13]/√2) = [e^{3a}, e^{-2a}, e^{13a}] / Σ  with a = 1/√2.
+//   output_2 = w_0 [1,0] + w_1 [0,1] + w_2 [3,-2] = [w_0 + 3 w_2, w_1 - 2 w_2] ≈ [2.998229, -1.998229].
+// The report's changed_output and the trace's PREFIX token=2 print exactly these numbers.
+TEST(Ch28Prefix, ChangedLastRowMatchesTheHandDerivation) {
+  const double a = 1.0 / std::sqrt(2.0);
+  const double e0 = std::exp(3.0 * a), e1 = std::exp(-2.0 * a), e2 = std::exp(13.0 * a);
+  const double total = e0 + e1 + e2;
+  const double w0 = e0 / total, w1 = e1 / total, w2 = e2 / total;
+  const std::vector<double> hand{w0 + 3.0 * w2, w1 - 2.0 * w2};
+  const auto& changed = evidence().prefix.changed;
+  expect_values_near(changed.weights.values().subspan(6, 3), {w0, w1, w2}, 1e-15, "row 2 weights");
+  expect_values_near(changed.output.values().subspan(4, 2), hand, 1e-14, "row 2 output");
+  EXPECT_NEAR(hand[0], 2.998229, 5e-7);
+  EXPECT_NEAR(hand[1], -1.998229, 5e-7);
+
+  const std::string printed = fmt::format("[{},{}]", llmfs::report::format_number(hand[0]),
+                                          llmfs::report::format_number(hand[1]));
+  const std::string dir = std::string(LLMFS_SOURCE_DIR) + "/snippets/ch28-causal-masking/";
+  const auto line_starting = [](const std::string& file, const std::string& start) {
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);)
+      if (line.starts_with(start)) return line;
+    return std::string();
+  };
+  const std::string prefix_line = line_starting(dir + "expected.txt", "prefix=");
+  EXPECT_NE(prefix_line.find("changed_output:[1.000000,0.000000,0.330238,0.669762," +
+                             printed.substr(1)),
+            std::string::npos)
+      << prefix_line;
+  const std::string record = line_starting(dir + "trace.txt", "PREFIX|token=2|");
+  EXPECT_NE(record.find("|after=" + printed + "|"), std::string::npos) << record;
 }
 
 // On a larger input: for every cut t, changing all tokens after t leaves rows 0..t bitwise equal.

@@ -23,6 +23,7 @@
 //   Outputs with unrotated values e_t: row t = [A_t0, A_t1, A_t2, 0].
 //   With rotated values (the contrast) at offset 3: row 0 = R(3θ)e_0 = [cos 3, sin 3, 0, 0].
 
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -186,6 +187,51 @@ TEST(Ch29Fixture, RotatingTheValuesWouldLeakAbsolutePosition) {
   EXPECT_GT(ch29::max_difference(evidence().runs[0].attention.output_if_values_rotated,
                                  run.attention.output_if_values_rotated),
             0.5);
+}
+
+// Every row of the contrast at both offsets, from the derivation at the top of this file and
+// nothing the program computed. Value v_j = e_j sits at position p_j = offset + j and would be
+// turned like a key:
+//   R(p)e_0 = [cos p, sin p, 0, 0],   R(p)e_1 = [-sin p, cos p, 0, 0],
+//   R(p)e_2 = [0, 0, cos 0.1p, sin 0.1p]   (e_2 lives in pair 1, rate θ_1 = 0.1).
+// The weights are the hand ones, A_t = softmax over s ≤ t of S(t - s)/2 with
+// S(g) = cos g + cos 0.1g. Row t of the contrast is Σ_{s≤t} A_ts R(p_s)e_s; at offset 3, row 2
+// is A_20 [cos 3, sin 3, 0, 0] + A_21 [-sin 4, cos 4, 0, 0] + A_22 [0, 0, cos 0.5, sin 0.5]
+//   ≈ [0.051338, -0.197028, 0.384841, 0.210239].
+TEST(Ch29Fixture, RotatedValueContrastMatchesTheHandFormulaAtBothOffsets) {
+  const auto score = [](double gap) { return std::cos(gap) + std::cos(0.1 * gap); };
+  std::vector<std::vector<double>> weights(3);
+  for (std::size_t t = 0; t < 3; ++t) {
+    double total = 0.0;
+    for (std::size_t s = 0; s <= t; ++s) {
+      weights[t].push_back(std::exp(score(static_cast<double>(t - s)) / 2.0));
+      total += weights[t].back();
+    }
+    for (double& w : weights[t]) w /= total;
+  }
+  const auto rotated_value = [](std::size_t j, double p) -> std::array<double, 4> {
+    if (j == 0) return {std::cos(p), std::sin(p), 0.0, 0.0};
+    if (j == 1) return {-std::sin(p), std::cos(p), 0.0, 0.0};
+    return {0.0, 0.0, std::cos(0.1 * p), std::sin(0.1 * p)};
+  };
+  for (const ch29::OffsetRun& run : evidence().runs) {
+    std::vector<double> hand(12, 0.0);
+    for (std::size_t t = 0; t < 3; ++t)
+      for (std::size_t s = 0; s <= t; ++s) {
+        const auto v = rotated_value(s, static_cast<double>(run.offset + s));
+        for (std::size_t c = 0; c < 4; ++c) hand[4 * t + c] += weights[t][s] * v[c];
+      }
+    expect_values_near(run.attention.output_if_values_rotated.values(), hand, 1e-14,
+                       fmt::format("contrast at offset {}", run.offset).c_str());
+    if (run.offset == 3) {
+      expect_values_near(std::span<const double>(hand).subspan(8, 4),
+                         {0.051338, -0.197028, 0.384841, 0.210239}, kPrinted,
+                         "offset 3 row 2, as printed");
+    }
+  }
+  ASSERT_EQ(evidence().runs.size(), 2u);
+  EXPECT_EQ(evidence().runs[0].offset, 0u);
+  EXPECT_EQ(evidence().runs[1].offset, 3u);
 }
 
 TEST(Ch29Fixture, RotationPreservesEveryRowLength) {

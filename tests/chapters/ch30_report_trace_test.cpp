@@ -207,6 +207,86 @@ TEST(Ch30Trace, WeightRecordsMarkVisibilityAndAgreeWithPyTorch) {
     EXPECT_EQ(records[26 + r].at("values"), printed(std::span(wo).subspan(r * 4, 4)));
 }
 
+// A head's `features` are the columns of the full-width projection that make up its lane.
+// Confirmed against PyTorch: the printed projected rows of the head are exactly those columns
+// of torch's full-width Q, K and V ([1,3,4], before any split), and also torch's own split
+// (`view(1,3,2,2).transpose(1,2)`) of that head; the rotated rows are torch's RoPE of the head.
+// The fixture's four columns are pairwise different, so no other feature list would match.
+TEST(Ch30Trace, PartitionRecordsAreTheFullWidthColumnsOfEachHeadAsInPyTorch) {
+  const auto torch = llmfs::testing::load_reference_case("ch30_fixture");
+  const auto records = parse_trace(golden("trace.txt"));
+  constexpr std::size_t tokens = 3, width = 4, head_width = 2;
+  const auto head_rows = [&](const char* name, std::size_t head) {
+    const auto& values = torch.at(name).values;
+    std::vector<std::string> rows;
+    for (std::size_t t = 0; t < tokens; ++t)
+      rows.push_back(printed(std::span(values).subspan((head * tokens + t) * head_width, head_width)));
+    return fmt::format("[{}]", fmt::join(rows, ","));
+  };
+  const auto columns = [&](const char* name, const std::vector<std::size_t>& features) {
+    const auto& values = torch.at(name).values;
+    std::vector<std::string> rows;
+    for (std::size_t t = 0; t < tokens; ++t) {
+      std::vector<double> row;
+      for (std::size_t f : features) row.push_back(values[t * width + f]);
+      rows.push_back(printed(row));
+    }
+    return fmt::format("[{}]", fmt::join(rows, ","));
+  };
+  for (std::size_t head = 0; head < 2; ++head) {
+    const auto& r = records[9 + head];
+    ASSERT_EQ(r.kind, "PARTITION");
+    EXPECT_EQ(r.at("head"), std::to_string(head));
+    // "[a,b]" -> {a, b}
+    std::vector<std::size_t> features;
+    std::istringstream list(r.at("features").substr(1, r.at("features").size() - 2));
+    for (std::string item; std::getline(list, item, ',');) features.push_back(std::stoul(item));
+    ASSERT_EQ(features.size(), head_width) << r.at("features");
+    EXPECT_EQ(r.at("projected_query"), columns("Q", features)) << "head " << head;
+    EXPECT_EQ(r.at("projected_key"), columns("K", features)) << "head " << head;
+    EXPECT_EQ(r.at("projected_value"), columns("V", features)) << "head " << head;
+    EXPECT_EQ(r.at("projected_query"), head_rows("Q_heads", head));
+    EXPECT_EQ(r.at("projected_key"), head_rows("K_heads", head));
+    EXPECT_EQ(r.at("projected_value"), head_rows("V_heads", head));
+    EXPECT_EQ(r.at("rotated_query"), head_rows("Q_rotated", head));
+    EXPECT_EQ(r.at("rotated_key"), head_rows("K_rotated", head));
+  }
+  // And the seed's partition of d_model = 4 into two heads of width 2.
+  EXPECT_EQ(records[9].at("features"), "[0,1]");
+  EXPECT_EQ(records[10].at("features"), "[2,3]");
+}
+
+// OUTPUT_MAP row r of W_O reads merged coordinate r; `head` and `head_feature` name where that
+// coordinate came from. Confirmed against PyTorch's merge: for every token, torch's merged[t][r]
+// equals torch's head_outputs[head][t][head_feature] exactly. The four columns of head outputs
+// are pairwise different, so the printed (head, head_feature) is the only match.
+TEST(Ch30Trace, OutputMapRowsNameTheHeadFeatureTheyReceiveAsInPyTorch) {
+  const auto torch = llmfs::testing::load_reference_case("ch30_fixture");
+  const auto& merged = torch.at("merged").values;
+  const auto& heads = torch.at("head_outputs").values;
+  const auto records = parse_trace(golden("trace.txt"));
+  std::vector<std::pair<std::size_t, std::size_t>> sources;
+  for (std::size_t row = 0; row < 4; ++row) {
+    const auto& r = records[26 + row];
+    ASSERT_EQ(r.kind, "OUTPUT_MAP");
+    EXPECT_EQ(r.at("row"), std::to_string(row));
+    const std::size_t head = std::stoul(r.at("head")), feature = std::stoul(r.at("head_feature"));
+    ASSERT_LT(head, 2u);
+    ASSERT_LT(feature, 2u);
+    sources.emplace_back(head, feature);
+    for (std::size_t t = 0; t < 3; ++t)
+      EXPECT_EQ(merged[t * 4 + row], heads[(head * 3 + t) * 2 + feature])
+          << "row " << row << " token " << t;
+  }
+  const std::vector<std::pair<std::size_t, std::size_t>> expected = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  EXPECT_EQ(sources, expected);
+  // MERGED records: the two head blocks side by side, as torch's head outputs.
+  for (std::size_t t = 0; t < 3; ++t) {
+    EXPECT_EQ(records[23 + t].at("head_0"), printed(std::span(heads).subspan(t * 2, 2)));
+    EXPECT_EQ(records[23 + t].at("head_1"), printed(std::span(heads).subspan((3 + t) * 2, 2)));
+  }
+}
+
 // CONFIG's bias, parameter order and layout come from the evidence, and the evidence agrees
 // with the seed: no biases, the four matrices in query, key, value, output order, and a head
 // split that is a plain reshape followed by swapping axes 1 and 2.
