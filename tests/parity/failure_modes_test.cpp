@@ -6,8 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include <llmfs/tensor/error.hpp>
+#include <llmfs/tensor/layout.hpp>
+#include <llmfs/tensor/tensor.hpp>
 
 #include "evidence.hpp"
 #include "variants.hpp"
@@ -66,19 +69,41 @@ TEST(FailureModes, MissingTransposeRunsSilentlyWhenTokensEqualHeadsAndParityCatc
   EXPECT_TRUE(*outcome.matches_torch_variant);
 }
 
-TEST(FailureModes, MissingContiguityCannotBeWrittenHereBecauseTransposeCopies) {
-  // PyTorch: transpose(1,2).view(B,T,d) raises; this library's transpose materialises a new
-  // contiguous tensor, so transpose-then-reshape is already the correct merge, bit for bit.
+// The lesson's "missing contiguous()" mistake has no counterpart here: Mistake::missing_contiguity
+// runs the same code as the correct merge (there is no separate copy step to leave out), so
+// comparing the two outputs would prove nothing. What makes the mistake impossible is a property
+// of tensor::transpose, tested directly: it returns a NEW tensor whose values are stored in
+// row-major order of the transposed shape (PyTorch's transpose returns a strided view of the old
+// storage instead). A following reshape reads that order, so transpose-then-reshape is already
+// PyTorch's transpose(1,2).contiguous().view(B,T,d).
+TEST(FailureModes, TransposeStoresItsResultRowMajorSoMergeNeedsNoContiguousStep) {
+  // Distinct values 0..n-1 in a [B,h,T,d_h] = [2,3,4,5] tensor: every entry is its own index.
+  constexpr std::size_t B = 2, H = 3, T = 4, D = 5;
+  std::vector<double> iota(B * H * T * D);
+  for (std::size_t i = 0; i < iota.size(); ++i) iota[i] = static_cast<double>(i);
+  const auto heads = llmfs::tensor::Tensor::from({B, H, T, D}, iota);
+  ASSERT_TRUE(heads);
+  const auto swapped = llmfs::tensor::transpose(*heads, 1, 2);
+  ASSERT_TRUE(swapped);
+  EXPECT_EQ(swapped->shape(), (llmfs::tensor::Shape{B, T, H, D}));
+  // Row-major order of [B,T,h,d_h]: position ((b·T + t)·h + i)·d_h + f holds element (b,i,t,f).
+  for (std::size_t b = 0; b < B; ++b)
+    for (std::size_t t = 0; t < T; ++t)
+      for (std::size_t i = 0; i < H; ++i)
+        for (std::size_t f = 0; f < D; ++f)
+          ASSERT_EQ(swapped->values()[((b * T + t) * H + i) * D + f], iota[((b * H + i) * T + t) * D + f])
+              << "b=" << b << " t=" << t << " head=" << i << " f=" << f;
+
+  // On PyTorch's own numbers: transpose + reshape of torch's head outputs [2,4,5,8] is, bit for
+  // bit, torch's merged tensor, which torch computed with transpose(1,2).contiguous().view(...).
   const auto data = load_reference_case("ch40_seed123_float64");
-  const auto x = ch40::to_tensor(data.at("X"));
-  const auto w_in = ch40::to_tensor(data.at("W_in"));
-  const auto w_o = ch40::to_tensor(data.at("W_O"));
-  const auto correct = ch40::lesson_forward(x, w_in, w_o, 4, Mistake::none);
-  const auto no_copy = ch40::lesson_forward(x, w_in, w_o, 4, Mistake::missing_contiguity);
-  ASSERT_TRUE(correct && no_copy);
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(correct->output, no_copy->output));
+  const auto torch_heads = ch40::to_tensor(data.at("head_outputs"));
+  const auto merged = llmfs::tensor::transpose(torch_heads, 1, 2).and_then(
+      [](const llmfs::tensor::Tensor& t) { return llmfs::tensor::reshape(t, {2, 5, 32}); });
+  ASSERT_TRUE(merged);
+  EXPECT_TRUE(llmfs::tensor::bitwise_equal(*merged, ch40::to_tensor(data.at("merged"))));
+  // ...while torch, given the same steps without contiguous(), refuses the view.
   const auto outcome = seed123(Mistake::missing_contiguity);
-  EXPECT_FALSE(outcome.caught());
   EXPECT_NE(outcome.torch_says.find("view size is not compatible"), std::string::npos) << outcome.torch_says;
 }
 
