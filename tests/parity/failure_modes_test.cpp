@@ -98,8 +98,9 @@ TEST(FailureModes, TransposeStoresItsResultRowMajorSoMergeNeedsNoContiguousStep)
   // bit, torch's merged tensor, which torch computed with transpose(1,2).contiguous().view(...).
   const auto data = load_reference_case("ch40_seed123_float64");
   const auto torch_heads = ch40::to_tensor(data.at("head_outputs"));
-  const auto merged = llmfs::tensor::transpose(torch_heads, 1, 2).and_then(
-      [](const llmfs::tensor::Tensor& t) { return llmfs::tensor::reshape(t, {2, 5, 32}); });
+  const auto torch_swapped = llmfs::tensor::transpose(torch_heads, 1, 2);
+  ASSERT_TRUE(torch_swapped);
+  const auto merged = llmfs::tensor::reshape(*torch_swapped, {2, 5, 32});
   ASSERT_TRUE(merged);
   EXPECT_TRUE(llmfs::tensor::bitwise_equal(*merged, ch40::to_tensor(data.at("merged"))));
   // ...while torch, given the same steps without contiguous(), refuses the view.
