@@ -44,6 +44,10 @@ TEST(CausalMask, OverflowingSizeIsATypedError) {
   auto huge = causal_mask(std::size_t{1} << 33);
   ASSERT_FALSE(huge.has_value());
   EXPECT_EQ(huge.error().code, AttentionErrorCode::size_overflow);
+  // 2^31 tokens: T·T = 2^62 fits std::size_t but exceeds what a tensor can store.
+  auto too_big = causal_mask(std::size_t{1} << 31);
+  ASSERT_FALSE(too_big.has_value());
+  EXPECT_EQ(too_big.error().code, AttentionErrorCode::size_overflow);
 }
 
 // Hand derivation with Q = K = [[1,0],[0,1],[1,1]], V = [[1,0],[0,1],[2,2]], d_k = 2:

@@ -420,6 +420,44 @@ TEST(MultiHeadAttention, RejectedCreateLeavesTheGeneratorUntouched) {
   EXPECT_EQ(rng, SplitMix64(77));
 }
 
+TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters) {
+  const std::size_t huge = std::numeric_limits<std::size_t>::max();
+  Tape tape;
+  SplitMix64 rng(77);
+  auto created = MultiHeadAttention::create(tape, "attention", 4, 2, huge, kBase, rng);
+  ASSERT_FALSE(created.has_value());
+  EXPECT_EQ(created.error().code, MultiHeadErrorCode::stage_failed);
+  EXPECT_EQ(created.error().stage, MultiHeadStage::configuration);
+  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(created.error().cause));
+  EXPECT_EQ(std::get<llmfs::attention::RopeError>(created.error().cause).code,
+            llmfs::attention::RopeErrorCode::capacity_too_large);
+  EXPECT_EQ(rng, SplitMix64(77));
+  EXPECT_EQ(tape.node_count(), 0u);
+
+  auto w = [&] { return tape.parameter(identity()); };
+  auto loaded = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
+                                                    {"o", w()}, 2, huge, kBase);
+  ASSERT_FALSE(loaded.has_value());
+  EXPECT_EQ(loaded.error().stage, MultiHeadStage::configuration);
+  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(loaded.error().cause));
+  EXPECT_EQ(std::get<llmfs::attention::RopeError>(loaded.error().cause).code,
+            llmfs::attention::RopeErrorCode::capacity_too_large);
+}
+
+TEST(MultiHeadAttention, HugeModelWidthIsATypedProjectionError) {
+  // 2^31 · 2^31 = 2^62 elements fits std::size_t but not a std::vector<double>.
+  const std::size_t width = std::size_t{1} << 31;
+  Tape tape;
+  SplitMix64 rng(77);
+  auto layer = MultiHeadAttention::create(tape, "attention", width, 2, NoPositions{}, rng);
+  ASSERT_FALSE(layer.has_value());
+  EXPECT_EQ(layer.error().stage, MultiHeadStage::qkv_projection);
+  ASSERT_TRUE(std::holds_alternative<llmfs::nn::NnError>(layer.error().cause));
+  EXPECT_EQ(std::get<llmfs::nn::NnError>(layer.error().cause).code,
+            llmfs::nn::NnErrorCode::size_overflow);
+  EXPECT_EQ(rng, SplitMix64(77));
+}
+
 TEST(MultiHeadAttention, ConfigurationErrorsFormatWithStageAndCause) {
   Tape tape;
   SplitMix64 rng(1);

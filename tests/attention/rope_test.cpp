@@ -173,6 +173,32 @@ TEST(Rope, ConfigurationErrorsAreTypedAndOrdered) {
             "RoPE configuration: rotated width must be even (width 3, max_positions 4, base 100)");
 }
 
+// A capacity whose [P, d/2] tables cannot be stored is refused before anything is allocated
+// (it used to escape as std::length_error from Tensor::zeros).
+TEST(Rope, CapacityTooLargeForTheTablesIsATypedError) {
+  const std::size_t huge = std::numeric_limits<std::size_t>::max();
+  auto made = RotaryEmbedding::create(2, huge, 100.0);
+  ASSERT_FALSE(made.has_value());
+  EXPECT_EQ(made.error().code, RopeErrorCode::capacity_too_large);
+  EXPECT_EQ(made.error().stage, "RoPE configuration");
+  EXPECT_EQ(fmt::format("{}", made.error()),
+            fmt::format("RoPE configuration: capacity too large for the angle tables "
+                        "(width 2, max_positions {}, base 100)",
+                        huge));
+  // The limit counts elements: capacity × pairs, so a wider rotation lowers the capacity.
+  const std::size_t limit = llmfs::tensor::max_element_count();
+  auto wide = RotaryEmbedding::create(4, limit / 2 + 1, 100.0);
+  ASSERT_FALSE(wide.has_value());
+  EXPECT_EQ(wide.error().code, RopeErrorCode::capacity_too_large);
+  // Earlier checks still come first.
+  auto odd = RotaryEmbedding::create(3, huge, 100.0);
+  ASSERT_FALSE(odd.has_value());
+  EXPECT_EQ(odd.error().code, RopeErrorCode::odd_width);
+  auto base = RotaryEmbedding::create(2, huge, 1.0);
+  ASSERT_FALSE(base.has_value());
+  EXPECT_EQ(base.error().code, RopeErrorCode::invalid_base);
+}
+
 TEST(Rope, RotateChecksShapeAndPositionIntervalBeforeTheTape) {
   const auto r = rope(4, 6, 100.0);
   Tape tape;

@@ -193,6 +193,14 @@ TEST(Linear, RejectedCreateLeavesTheGeneratorUnchanged) {
   auto dead = Linear::create(released, "fc", 2, 2, true, rng);
   ASSERT_FALSE(dead.has_value());
   EXPECT_EQ(dead.error().code, NnErrorCode::released_tape);
+  // [2^31, 2^31] has 2^62 elements: no overflow of std::size_t, but more than a tensor holds.
+  const std::size_t wide = std::size_t{1} << 31;
+  auto huge = Linear::create(tape, "fc", wide, wide, false, rng);
+  ASSERT_FALSE(huge.has_value());
+  EXPECT_EQ(huge.error().code, NnErrorCode::size_overflow);
+  auto drawn = llmfs::nn::uniform_fan_in(Shape{wide, wide}, 1, rng);
+  ASSERT_FALSE(drawn.has_value());
+  EXPECT_EQ(drawn.error().code, NnErrorCode::size_overflow);
   EXPECT_EQ(rng, SplitMix64(3));
 }
 

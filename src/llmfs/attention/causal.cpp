@@ -12,7 +12,8 @@ namespace llmfs::attention {
 std::expected<tensor::Tensor, AttentionError> causal_mask(std::size_t tokens) {
   // -> M: [T, T], M[i][j] = 0 if j <= i, −∞ if j > i
   const tensor::Shape shape{tokens, tokens};
-  if (!shape.element_count()) {
+  const auto count = shape.element_count();
+  if (!count || *count > tensor::max_element_count()) {
     return std::unexpected(AttentionError{AttentionErrorCode::size_overflow,
                                           "causal mask",
                                           fmt::format("{} tokens overflow [T,T]", tokens),

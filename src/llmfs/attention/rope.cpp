@@ -15,6 +15,8 @@ std::string_view describe(RopeErrorCode code) noexcept {
       return "base must be finite and greater than 1";
     case RopeErrorCode::zero_capacity:
       return "capacity must be at least one position";
+    case RopeErrorCode::capacity_too_large:
+      return "capacity too large for the angle tables";
     case RopeErrorCode::input_rank:
       return "input must have at least two axes [..., T, width]";
     case RopeErrorCode::input_width:
@@ -50,9 +52,12 @@ std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(std::size_t wi
   if (width % 2 != 0) return reject(RopeErrorCode::odd_width);
   if (max_positions == 0) return reject(RopeErrorCode::zero_capacity);
   if (!std::isfinite(base) || !(base > 1.0)) return reject(RopeErrorCode::invalid_base);
+  const std::size_t pairs = width / 2;
+  if (max_positions > tensor::max_element_count() / pairs) {
+    return reject(RopeErrorCode::capacity_too_large);
+  }
 
   // One rate per pair: θ_i = base^(−2i/d), falling from θ_0 = 1
-  const std::size_t pairs = width / 2;
   auto tables = std::make_shared<Tables>();
   tables->theta.resize(pairs);
   for (std::size_t i = 0; i < pairs; ++i) {

@@ -24,6 +24,7 @@ enum class RopeErrorCode {
   odd_width,        ///< the rotated width is odd: a coordinate would have no partner
   invalid_base,     ///< the base is not a finite number greater than 1
   zero_capacity,    ///< the capacity (max positions) is 0
+  capacity_too_large,  ///< the `[max_positions, width/2]` tables cannot be stored
   input_rank,       ///< the input has fewer than two axes `[..., T, width]`
   input_width,      ///< the input's last axis differs from the rotated width
   offset_overflow,  ///< `offset + T` overflows `std::size_t`
@@ -60,8 +61,10 @@ class RotaryEmbedding {
   /// \param width the rotated width d (the head width in multi-head attention); even, > 0.
   /// \param max_positions the capacity P: positions `0..P−1` are available; > 0.
   /// \param base the base b of the rates; finite and > 1 so that θ_0 = 1 > θ_1 > ... .
-  /// \return RopeErrorCode::zero_width, RopeErrorCode::odd_width, RopeErrorCode::zero_capacity
-  ///         or RopeErrorCode::invalid_base, in that order (stage `"RoPE configuration"`).
+  /// \return RopeErrorCode::zero_width, RopeErrorCode::odd_width, RopeErrorCode::zero_capacity,
+  ///         RopeErrorCode::invalid_base or RopeErrorCode::capacity_too_large (the tables'
+  ///         element count exceeds tensor::max_element_count()), in that order, all checked
+  ///         before anything is allocated (stage `"RoPE configuration"`).
   [[nodiscard]] static std::expected<RotaryEmbedding, RopeError> create(std::size_t width,
                                                                         std::size_t max_positions,
                                                                         double base);

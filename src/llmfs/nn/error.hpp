@@ -21,7 +21,7 @@ enum class NnErrorCode {
   released_tape,    ///< the tape to create parameters on was released
   different_tapes,  ///< the parameters of one layer live on different tapes
   zero_width,       ///< an input or output width (fan-in, fan-out) is zero
-  size_overflow,    ///< a parameter's element count overflows `std::size_t`
+  size_overflow,    ///< a parameter's element count overflows (or exceeds what a tensor holds)
   weight_rank,      ///< a weight is not a matrix `[in, out]`
   bias_shape,       ///< a bias is not a vector `[out]`
   width_mismatch,   ///< matrices that must agree (query, key, value) have different shapes

@@ -16,7 +16,7 @@ std::expected<tensor::Tensor, NnError> uniform_fan_in(const tensor::Shape& shape
     return std::unexpected(NnError{NnErrorCode::zero_width, "initialization", "fan-in is 0", {}});
   }
   const auto count = shape.element_count();
-  if (!count) {
+  if (!count || *count > tensor::max_element_count()) {
     return std::unexpected(
         NnError{NnErrorCode::size_overflow, "initialization", fmt::format("shape {}", shape), {}});
   }

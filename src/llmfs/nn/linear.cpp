@@ -25,7 +25,8 @@ std::expected<Linear, NnError> Linear::create(autograd::Tape& tape, std::string_
         linear_error(NnErrorCode::zero_width, name, fmt::format("in {} and out {}", in, out)));
   }
   const tensor::Shape weight_shape{in, out};
-  if (!weight_shape.element_count()) {
+  const auto weight_count = weight_shape.element_count();
+  if (!weight_count || *weight_count > tensor::max_element_count()) {
     return std::unexpected(
         linear_error(NnErrorCode::size_overflow, name, fmt::format("weight {}", weight_shape)));
   }

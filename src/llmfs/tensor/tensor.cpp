@@ -65,6 +65,8 @@ std::expected<double, TensorError> Tensor::at(std::span<const std::size_t> index
   return values_[offset];
 }
 
+std::size_t max_element_count() noexcept { return std::vector<double>().max_size(); }
+
 bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept {
   if (a.shape() != b.shape()) return false;
   const auto av = a.values();

@@ -31,7 +31,7 @@ class Tensor {
   [[nodiscard]] static std::expected<Tensor, TensorError> from(Shape shape,
                                                                std::vector<double> values);
   /// A tensor of zeros. Throws std::length_error (as std::vector does) if the element count
-  /// overflows; use from() for a checked construction.
+  /// overflows or exceeds max_element_count(); use from() for a checked construction.
   [[nodiscard]] static Tensor zeros(Shape shape);
   /// A tensor with every element equal to `value` (same overflow rule as zeros()).
   [[nodiscard]] static Tensor full(Shape shape, double value);
@@ -67,6 +67,11 @@ class Tensor {
   Shape shape_;
   std::vector<double> values_;
 };
+
+/// The largest element count a Tensor can store (`std::vector<double>::max_size()`). Library
+/// code that builds a tensor from a caller's sizes checks against it before allocating, so
+/// that an oversized request comes back as a typed error instead of std::length_error.
+[[nodiscard]] std::size_t max_element_count() noexcept;
 
 /// True when both tensors have the same shape and every element has the same bit pattern
 /// (distinguishes 0.0 from -0.0 and compares NaN payloads): the replay test's notion of equal.
