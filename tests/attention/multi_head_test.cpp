@@ -287,6 +287,61 @@ TEST(MultiHeadAttention, FutureProbabilitiesAreExactlyZeroInEveryHead) {
   }
 }
 
+// The per-head scores are recomputed here by a naive loop from the rotated heads the layer
+// exposes: score[b,h,i,j] = Σ_k Q̃[b,h,i,k]·K̃[b,h,j,k] / √d_h. The masked scores equal them on
+// and below the diagonal and are exactly −∞ above it.
+TEST(MultiHeadAttention, ExposedScoresAreScaledRotatedDotsAndMaskedScoresHideTheFuture) {
+  constexpr std::size_t batch = 2, heads = 2, tokens = 4, width = 8, head_width = 4;
+  Tape tape;
+  SplitMix64 rng(2024);
+  auto layer = MultiHeadAttention::create(tape, "attention", width, heads, 16, kBase, rng);
+  ASSERT_TRUE(layer.has_value()) << fmt::format("{}", layer.error());
+  auto drawn = llmfs::nn::uniform_fan_in(Shape{batch, tokens, width}, 1, rng);
+  ASSERT_TRUE(drawn.has_value());
+  auto forward = layer->forward(tape.constant(*drawn), 3);
+  ASSERT_TRUE(forward.has_value()) << fmt::format("{}", forward.error());
+
+  const Tensor q = value_of(forward->rotated_query_heads);
+  const Tensor k = value_of(forward->rotated_key_heads);
+  const Tensor scores = value_of(forward->scores);
+  const Tensor masked = value_of(forward->masked_scores);
+  ASSERT_EQ(scores.shape(), (Shape{batch, heads, tokens, tokens}));
+  ASSERT_EQ(masked.shape(), (Shape{batch, heads, tokens, tokens}));
+  const double inv_sqrt = 1.0 / std::sqrt(static_cast<double>(head_width));
+  const double inf = std::numeric_limits<double>::infinity();
+  for (std::size_t b = 0; b < batch; ++b) {
+    for (std::size_t h = 0; h < heads; ++h) {
+      const std::size_t lane = (b * heads + h) * tokens;
+      for (std::size_t i = 0; i < tokens; ++i) {
+        for (std::size_t j = 0; j < tokens; ++j) {
+          double dot = 0.0;
+          for (std::size_t c = 0; c < head_width; ++c) {
+            dot += q.values()[(lane + i) * head_width + c] * k.values()[(lane + j) * head_width + c];
+          }
+          const std::size_t at = (lane + i) * tokens + j;
+          EXPECT_NEAR(scores.values()[at], dot * inv_sqrt, 1e-14) << b << h << i << j;
+          if (j > i) {
+            EXPECT_EQ(masked.values()[at], -inf) << b << h << i << j;
+          } else {
+            EXPECT_EQ(masked.values()[at], scores.values()[at]) << b << h << i << j;
+          }
+        }
+      }
+    }
+  }
+  // The weights are the row softmax of exactly these masked scores.
+  const Tensor weights = value_of(forward->attention_weights);
+  for (std::size_t row = 0; row < batch * heads * tokens; ++row) {
+    const std::size_t i = row % tokens;
+    double total = 0.0;
+    for (std::size_t j = 0; j <= i; ++j) total += std::exp(masked.values()[row * tokens + j]);
+    for (std::size_t j = 0; j <= i; ++j) {
+      EXPECT_NEAR(weights.values()[row * tokens + j],
+                  std::exp(masked.values()[row * tokens + j]) / total, 1e-14);
+    }
+  }
+}
+
 TEST(MultiHeadAttention, HeadsStayIsolatedUntilTheOutputProjection) {
   auto base = run_fixture();
   Tensor nudged_input = fixture_input();

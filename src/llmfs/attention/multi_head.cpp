@@ -410,6 +410,8 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
                           .projected_value_heads = std::move(*value_heads),
                           .rotated_query_heads = std::move(rotated_query),
                           .rotated_key_heads = std::move(rotated_key),
+                          .scores = std::move(attended->scores),
+                          .masked_scores = std::move(attended->masked_scores),
                           .attention_weights = std::move(attended->weights),
                           .head_outputs = std::move(attended->output),
                           .merged = std::move(*merged),

@@ -147,6 +147,10 @@ struct MultiHeadForward {
   autograd::TensorValue projected_value_heads;  ///< `split(X·W_V)`, `[B,h,T,d_h]`
   autograd::TensorValue rotated_query_heads;    ///< RoPE of the query heads, `[B,h,T,d_h]`
   autograd::TensorValue rotated_key_heads;      ///< RoPE of the key heads, `[B,h,T,d_h]`
+  /// Per-head scaled scores `Q̃·K̃ᵀ/√d_h` of the rotated heads before masking, `[B,h,T,T]`.
+  autograd::TensorValue scores;
+  /// The scores plus the causal mask: −∞ strictly above the diagonal, `[B,h,T,T]`.
+  autograd::TensorValue masked_scores;
   autograd::TensorValue attention_weights;      ///< causal softmax per head, `[B,h,T,T]`
   autograd::TensorValue head_outputs;           ///< weights·V per head, `[B,h,T,d_h]`
   autograd::TensorValue merged;                 ///< heads concatenated, `[B,T,d_model]`
