@@ -226,10 +226,9 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width, std::size_t heads,
     PositionEncoding positions, nn::SplitMix64& rng) {
-  // Check the whole configuration before the generator moves
-  if (auto checked = check_configuration(model_width, heads, positions); !checked) {
-    return std::unexpected(std::move(checked.error()));
-  }
+  // Check the whole configuration (and build the RoPE tables) before the generator moves
+  auto rope = check_configuration(model_width, heads, positions);
+  if (!rope) return std::unexpected(std::move(rope.error()));
 
   // Draw W_Q, W_K, W_V, then W_O, on a trial copy of the generator
   nn::SplitMix64 trial = rng;
@@ -240,7 +239,8 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
   if (!output) {
     return std::unexpected(failed(MultiHeadStage::output_projection, std::move(output.error())));
   }
-  auto layer = assemble(std::move(*qkv), std::move(*output), heads, std::move(positions));
+  auto layer = assemble(std::move(*qkv), std::move(*output), heads, std::move(positions),
+                        std::move(*rope));
 
   // Commit the generator only when the layer exists
   if (layer) rng = trial;
@@ -264,7 +264,10 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_param
     return std::unexpected(
         failed(MultiHeadStage::output_projection, std::move(projection.error())));
   }
-  return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions));
+  auto rope = check_configuration(qkv->input_width(), heads, positions);
+  if (!rope) return std::unexpected(std::move(rope.error()));
+  return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions),
+                  std::move(*rope));
 }
 
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_combined_parameters(
@@ -277,14 +280,17 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_combi
     return std::unexpected(
         failed(MultiHeadStage::output_projection, std::move(projection.error())));
   }
-  return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions));
+  auto rope = check_configuration(qkv->input_width(), heads, positions);
+  if (!rope) return std::unexpected(std::move(rope.error()));
+  return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions),
+                  std::move(*rope));
 }
 
+// The configuration has been checked (and the RoPE tables built) by the caller, once.
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
-    nn::QkvProjections qkv, nn::Linear output, std::size_t heads, PositionEncoding positions) {
+    nn::QkvProjections qkv, nn::Linear output, std::size_t heads, PositionEncoding positions,
+    std::optional<RotaryEmbedding> rope) {
   const std::size_t model_width = qkv.input_width();
-  auto rope = check_configuration(model_width, heads, positions);
-  if (!rope) return std::unexpected(std::move(rope.error()));
 
   // Every matrix maps model width to model width
   if (qkv.output_width() != model_width) {
@@ -307,7 +313,7 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
   if (!parameters) {
     return std::unexpected(failed(MultiHeadStage::parameters, std::move(parameters.error())));
   }
-  return MultiHeadAttention(std::move(qkv), std::move(output), std::move(*rope),
+  return MultiHeadAttention(std::move(qkv), std::move(output), std::move(rope),
                             std::move(positions), std::move(*parameters), model_width, heads);
 }
 // endregion: multi-head-create

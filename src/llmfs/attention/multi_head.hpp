@@ -241,10 +241,9 @@ class MultiHeadAttention {
   MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output, std::optional<RotaryEmbedding> rope,
                      PositionEncoding positions, nn::NamedParameters parameters,
                      std::size_t model_width, std::size_t heads);
-  static std::expected<MultiHeadAttention, MultiHeadError> assemble(nn::QkvProjections qkv,
-                                                                     nn::Linear output,
-                                                                     std::size_t heads,
-                                                                     PositionEncoding positions);
+  static std::expected<MultiHeadAttention, MultiHeadError> assemble(
+      nn::QkvProjections qkv, nn::Linear output, std::size_t heads, PositionEncoding positions,
+      std::optional<RotaryEmbedding> rope);
   nn::QkvProjections qkv_;
   nn::Linear output_;
   std::optional<RotaryEmbedding> rope_;
