@@ -92,6 +92,11 @@ TEST(GradientCheck, SoftmaxWithCausalMask) {
       },
       Shape{2, 3, 3}, 120);
 }
+TEST(GradientCheck, SliceLastAxis) {
+  // The middle of three column blocks, as the combined Q/K/V layout cuts it.
+  expect_unary_passes([](const TensorValue& x) { return slice_last_axis(x, 2, 4); },
+                      Shape{2, 3, 6}, 125);
+}
 TEST(GradientCheck, CustomRecordedOp) {
   expect_unary_passes([](const TensorValue& x) { return llmfs::test::cube(x); }, Shape{4}, 130);
 }

@@ -25,6 +25,39 @@ TEST(Tape, ValueUsedTwiceInOneOpAccumulatesBothPaths) {
   EXPECT_EQ(a.gradient().value(), T(Shape{3}, {2, 4, 6}));
 }
 
+TEST(Tape, SliceLastAxisGradientFillsOnlyTheTakenColumns) {
+  // y = columns [1,3) of a [2,4] matrix; with upstream g the gradient is g in those columns
+  // and exactly 0 in columns 0 and 3.
+  Tape tape;
+  auto a = tape.parameter(T(Shape{2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}));
+  auto y = slice_last_axis(a, 1, 3);
+  ASSERT_TRUE(y.has_value()) << fmt::format("{}", y.error());
+  EXPECT_EQ(y->value().value(), T(Shape{2, 2}, {1, 2, 5, 6}));
+  ASSERT_TRUE(backward(*y, T(Shape{2, 2}, {10, 20, 30, 40})).has_value());
+  EXPECT_EQ(a.gradient().value(), T(Shape{2, 4}, {0, 10, 20, 0, 0, 30, 40, 0}));
+}
+
+TEST(Tape, SliceLastAxisShapeErrorsAreWrappedTensorErrors) {
+  Tape tape;
+  auto a = tape.parameter(T(Shape{2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}));
+  auto past = slice_last_axis(a, 3, 5);
+  ASSERT_FALSE(past.has_value());
+  EXPECT_EQ(past.error().code, AutogradErrorCode::tensor);
+  ASSERT_TRUE(past.error().cause.has_value());
+  EXPECT_EQ(past.error().cause->code, llmfs::tensor::TensorErrorCode::index_out_of_range);
+  EXPECT_EQ(fmt::format("{}", past.error()),
+            "slice_last_axis: slice_last_axis: index out of range: [2,4] (columns [3, 5) of 4)");
+  auto scalar = slice_last_axis(tape.constant(Tensor::scalar(2.0)), 0, 1);
+  ASSERT_FALSE(scalar.has_value());
+  ASSERT_TRUE(scalar.error().cause.has_value());
+  EXPECT_EQ(scalar.error().cause->code, llmfs::tensor::TensorErrorCode::rank_too_small);
+  EXPECT_EQ(tape.node_count(), 2u);  // a and the scalar constant: nothing recorded
+  tape.release();
+  auto released = slice_last_axis(a, 0, 1);
+  ASSERT_FALSE(released.has_value());
+  EXPECT_EQ(released.error().code, AutogradErrorCode::released_input);
+}
+
 TEST(Tape, ValueUsedByTwoOpsAccumulates) {
   // z = 3x + x, loss = Σ z = 4 Σ x, so ∂loss/∂x = 4 everywhere.
   Tape tape;

@@ -31,6 +31,33 @@ TEST(Reshape, RejectsDifferentElementCount) {
             "reshape: size mismatch: [2,3] and [4,2] (6 elements cannot take a shape of 8)");
 }
 
+TEST(SliceLastAxis, TakesTheSameColumnsOfEveryRow) {
+  // [[0,1,2,3],[4,5,6,7]] columns [1,3) -> [[1,2],[5,6]]; the leading axes stay.
+  auto t = Tensor::from(Shape{1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}).value();
+  auto s = llmfs::tensor::slice_last_axis(t, 1, 3).value();
+  EXPECT_EQ(s.shape(), (Shape{1, 2, 2}));
+  EXPECT_EQ(std::vector<double>(s.values().begin(), s.values().end()),
+            (std::vector<double>{1, 2, 5, 6}));
+  auto empty = llmfs::tensor::slice_last_axis(t, 4, 4).value();
+  EXPECT_EQ(empty.shape(), (Shape{1, 2, 0}));
+  EXPECT_TRUE(bitwise_equal(llmfs::tensor::slice_last_axis(t, 0, 4).value(), t));
+}
+
+TEST(SliceLastAxis, RejectsScalarsAndColumnsOutsideTheAxis) {
+  auto scalar = llmfs::tensor::slice_last_axis(Tensor::scalar(1.0), 0, 0);
+  ASSERT_FALSE(scalar.has_value());
+  EXPECT_EQ(scalar.error().code, TensorErrorCode::rank_too_small);
+  const Tensor t = Tensor::zeros(Shape{2, 3});
+  auto past = llmfs::tensor::slice_last_axis(t, 2, 4);
+  ASSERT_FALSE(past.has_value());
+  EXPECT_EQ(past.error().code, TensorErrorCode::index_out_of_range);
+  EXPECT_EQ(fmt::format("{}", past.error()),
+            "slice_last_axis: index out of range: [2,3] (columns [2, 4) of 3)");
+  auto reversed = llmfs::tensor::slice_last_axis(t, 2, 1);
+  ASSERT_FALSE(reversed.has_value());
+  EXPECT_EQ(reversed.error().code, TensorErrorCode::index_out_of_range);
+}
+
 TEST(Transpose, SwapsTwoAxesOfAMatrix) {
   // [[0,1,2],[3,4,5]]ᵀ = [[0,3],[1,4],[2,5]]
   auto t = Tensor::from(Shape{2, 3}, {0, 1, 2, 3, 4, 5}).value();

@@ -176,6 +176,34 @@ std::expected<TensorValue, AutogradError> transpose(const TensorValue& a, std::s
                    });
 }
 
+// ---- slice ----------------------------------------------------------------------------------
+
+std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a, std::size_t begin,
+                                                          std::size_t end) {
+  auto in = inputs_of<1>("slice_last_axis", {&a});
+  if (!in) return std::unexpected(in.error());
+  // a: [..., n] -> [..., end − begin]
+  LLMFS_TRY_TENSOR(out, tensor::slice_last_axis(*(*in)[0], begin, end), "slice_last_axis");
+  return record_op(
+      "slice_last_axis", std::move(out), {a},
+      [begin](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        // g: [..., count] goes back into columns [begin, begin + count) of a zero [..., n].
+        const Tensor& g = ctx.upstream();
+        Tensor ga = Tensor::zeros(ctx.parent_value(0).shape());
+        const std::size_t width = ga.shape()[ga.rank() - 1];
+        const std::size_t count = g.shape()[g.rank() - 1];
+        const std::size_t rows = width == 0 ? 0 : ga.size() / width;
+        const auto gv = g.values();
+        auto out_v = ga.mutable_values();
+        for (std::size_t row = 0; row < rows; ++row) {
+          for (std::size_t j = 0; j < count; ++j) {
+            out_v[row * width + begin + j] = gv[row * count + j];
+          }
+        }
+        return ctx.accumulate(0, ga);
+      });
+}
+
 // ---- sum ------------------------------------------------------------------------------------
 
 std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {

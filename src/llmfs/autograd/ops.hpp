@@ -36,6 +36,12 @@ namespace llmfs::autograd {
 [[nodiscard]] std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
                                                                   std::size_t axis_a,
                                                                   std::size_t axis_b);
+/// Columns `[begin, end)` of the last axis, `[..., n] -> [..., end−begin]` (see
+/// tensor::slice_last_axis). Backward writes g into those columns of a zero gradient:
+/// `ga[..., begin + j] += g[..., j]`, nothing elsewhere.
+[[nodiscard]] std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
+                                                                        std::size_t begin,
+                                                                        std::size_t end);
 /// Sum of all elements, rank 0. Backward: `ga += g` broadcast to the shape of a.
 [[nodiscard]] std::expected<TensorValue, AutogradError> sum(const TensorValue& a);
 /// Row softmax over the last axis (see tensor::softmax_last_axis for the fully masked row

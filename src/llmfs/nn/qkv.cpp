@@ -12,43 +12,6 @@ namespace {
 
 constexpr std::string_view kStage = "qkv projections";
 
-// Columns [begin, begin+count) of the last axis, as a taped op whose backward writes the
-// upstream gradient back into those columns (and adds nothing elsewhere).
-std::expected<autograd::TensorValue, autograd::AutogradError> take_columns(
-    const autograd::TensorValue& packed, std::size_t begin, std::size_t count) {
-  // packed: [..., n] -> [..., count]
-  auto source = packed.value_view();
-  if (!source) return std::unexpected(source.error());
-  const tensor::Shape& shape = packed.shape();
-  const std::size_t width = shape[shape.rank() - 1];
-  const std::size_t rows = width == 0 ? 0 : (*source)->size() / width;
-  std::vector<std::size_t> dims = shape.as_vector();
-  dims.back() = count;
-  std::vector<double> values(rows * count);
-  const auto in = (*source)->values();
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::copy_n(in.begin() + static_cast<std::ptrdiff_t>(r * width + begin), count,
-                values.begin() + static_cast<std::ptrdiff_t>(r * count));
-  }
-  auto result = tensor::Tensor::from(tensor::Shape(dims), std::move(values));
-  if (!result) {
-    return std::unexpected(autograd::AutogradError::from_tensor("take_columns", result.error()));
-  }
-  return autograd::record_op(
-      "take_columns", std::move(*result), {packed},
-      [begin, count, width,
-       rows](autograd::BackwardContext& context) -> std::expected<void, autograd::AutogradError> {
-        tensor::Tensor grad = tensor::Tensor::zeros(context.parent_value(0).shape());
-        auto out = grad.mutable_values();
-        const auto upstream = context.upstream().values();
-        for (std::size_t r = 0; r < rows; ++r) {
-          std::copy_n(upstream.begin() + static_cast<std::ptrdiff_t>(r * count), count,
-                      out.begin() + static_cast<std::ptrdiff_t>(r * width + begin));
-        }
-        return context.accumulate(0, grad);
-      });
-}
-
 }  // namespace
 
 std::expected<QkvProjections, NnError> QkvProjections::create(autograd::Tape& tape,
@@ -137,7 +100,8 @@ std::expected<QkvForward, NnError> QkvProjections::forward(const autograd::Tenso
   if (!packed) return std::unexpected(packed.error());
   std::vector<autograd::TensorValue> blocks;
   for (std::size_t block = 0; block < 3; ++block) {
-    auto taken = take_columns(*packed, block * output_width_, output_width_);
+    auto taken = autograd::slice_last_axis(*packed, block * output_width_,
+                                           (block + 1) * output_width_);
     if (!taken) {
       return std::unexpected(NnError{NnErrorCode::autograd, std::string(kStage),
                                      fmt::format("column block {}", block),

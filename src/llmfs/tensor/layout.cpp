@@ -46,4 +46,32 @@ std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t ax
   return Tensor::from(std::move(out_shape), std::move(values));
 }
 
+std::expected<Tensor, TensorError> slice_last_axis(const Tensor& input, std::size_t begin,
+                                                   std::size_t end) {
+  // in: [..., n] -> [..., end − begin]
+  const Shape& in_shape = input.shape();
+  if (in_shape.rank() == 0) {
+    return std::unexpected(TensorError{TensorErrorCode::rank_too_small, "slice_last_axis",
+                                       {in_shape}, "needs at least one axis"});
+  }
+  const std::size_t width = in_shape[in_shape.rank() - 1];
+  if (begin > end || end > width) {
+    return std::unexpected(TensorError{TensorErrorCode::index_out_of_range, "slice_last_axis",
+                                       {in_shape},
+                                       fmt::format("columns [{}, {}) of {}", begin, end, width)});
+  }
+  const std::size_t count = end - begin;
+  const std::size_t rows = width == 0 ? 0 : input.size() / width;
+  std::vector<std::size_t> out_dims = in_shape.as_vector();
+  out_dims.back() = count;
+  std::vector<double> values;
+  values.reserve(rows * count);
+  const auto in = input.values();
+  for (std::size_t row = 0; row < rows; ++row) {
+    const auto first = in.begin() + static_cast<std::ptrdiff_t>(row * width + begin);
+    values.insert(values.end(), first, first + static_cast<std::ptrdiff_t>(count));
+  }
+  return Tensor::from(Shape(std::move(out_dims)), std::move(values));
+}
+
 }  // namespace llmfs::tensor

@@ -22,4 +22,13 @@ namespace llmfs::tensor {
 [[nodiscard]] std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t axis_a,
                                                            std::size_t axis_b);
 
+/// Columns `[begin, end)` of the last axis as a new contiguous tensor: `[..., n] -> [..., end−begin]`,
+/// `out[..., j] = in[..., begin + j]`. Cuts PyTorch's combined Q/K/V product into its blocks.
+/// \return TensorErrorCode::rank_too_small for a rank-0 input,
+///         TensorErrorCode::index_out_of_range if `begin > end` or `end > n`
+///         (op `"slice_last_axis"`).
+[[nodiscard]] std::expected<Tensor, TensorError> slice_last_axis(const Tensor& input,
+                                                                 std::size_t begin,
+                                                                 std::size_t end);
+
 }  // namespace llmfs::tensor
