@@ -1,5 +1,7 @@
 #include "evidence.hpp"
 
+#include "../common/expect.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -23,15 +25,8 @@ using llmfs::tensor::Shape;
 namespace {
 
 // The fixtures are constants: a failed step is a bug in the program, reported with its stage.
-struct StepFailed : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <class T, class E>
-T ok(std::expected<T, E> result, std::string_view stage) {
-  if (!result) throw StepFailed(fmt::format("{}: {}", stage, result.error()));
-  if constexpr (!std::is_void_v<T>) return std::move(*result);
-}
+using snippets::guarded;
+using snippets::ok;
 
 Tensor make(Shape shape, std::vector<double> values) {
   return ok(Tensor::from(std::move(shape), std::move(values)), "fixture tensor");
@@ -51,15 +46,6 @@ std::vector<double> row_sums(const Tensor& weights) {
     sums.push_back(total);
   }
   return sums;
-}
-
-template <class F>
-auto guarded(F&& body) -> std::expected<decltype(body()), std::string> {
-  try {
-    return body();
-  } catch (const StepFailed& failure) {
-    return std::unexpected(std::string(failure.what()));
-  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "evidence.hpp"
 
+#include "../common/expect.hpp"
+
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -23,29 +25,13 @@ using llmfs::tensor::Shape;
 namespace {
 
 // The fixtures are constants: a failed step is a bug in the program, reported with its stage.
-struct StepFailed : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-template <class T, class E>
-T ok(std::expected<T, E> result, std::string_view stage) {
-  if (!result) throw StepFailed(fmt::format("{}: {}", stage, result.error()));
-  if constexpr (!std::is_void_v<T>) return std::move(*result);
-}
+using snippets::guarded;
+using snippets::ok;
 
 template <std::size_t N>
 Tensor make(Shape shape, const std::array<double, N>& values) {
   return ok(Tensor::from(std::move(shape), std::vector<double>(values.begin(), values.end())),
             "fixture tensor");
-}
-
-template <class F>
-auto guarded(F&& body) -> std::expected<decltype(body()), std::string> {
-  try {
-    return body();
-  } catch (const StepFailed& failure) {
-    return std::unexpected(std::string(failure.what()));
-  }
 }
 
 std::vector<double> row_sums(const Tensor& weights) {

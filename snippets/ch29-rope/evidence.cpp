@@ -2,6 +2,8 @@
 
 #include "evidence.hpp"
 
+#include "../common/expect.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -25,11 +27,7 @@ using llmfs::tensor::Tensor;
 namespace {
 
 // Any library error, turned into text that names the step that failed.
-template <class T, class E>
-std::expected<T, std::string> named(std::expected<T, E> result, std::string_view step) {
-  if (!result) return std::unexpected(fmt::format("{}: {}", step, result.error()));
-  return std::move(*result);
-}
+using snippets::need;
 
 std::vector<double> row_norms(const Tensor& rows) {
   // rows: [1, T, d] -> [T]
@@ -47,7 +45,7 @@ std::vector<double> row_norms(const Tensor& rows) {
 }  // namespace
 
 std::expected<RotaryEmbedding, std::string> fixture_rope() {
-  return named(RotaryEmbedding::create(Fixture::width, Fixture::capacity, Fixture::base),
+  return need(RotaryEmbedding::create(Fixture::width, Fixture::capacity, Fixture::base),
                "fixture RoPE");
 }
 
@@ -71,13 +69,13 @@ std::expected<RelativeScores, std::string> relative_scores(const RotaryEmbedding
                                                           std::size_t offset) {
   // query, key: [1, T, d] -> scores: [1, T, T]
   ag::Tape tape;
-  auto rotated_query = named(rope.rotate(tape.constant(query), offset), "rotate queries");
+  auto rotated_query = need(rope.rotate(tape.constant(query), offset), "rotate queries");
   if (!rotated_query) return std::unexpected(rotated_query.error());
-  auto rotated_key = named(rope.rotate(tape.constant(key), offset), "rotate keys");
+  auto rotated_key = need(rope.rotate(tape.constant(key), offset), "rotate keys");
   if (!rotated_key) return std::unexpected(rotated_key.error());
-  auto key_columns = named(ag::transpose(*rotated_key, 1, 2), "transpose keys");
+  auto key_columns = need(ag::transpose(*rotated_key, 1, 2), "transpose keys");
   if (!key_columns) return std::unexpected(key_columns.error());
-  auto scores = named(ag::matmul(*rotated_query, *key_columns), "score table");
+  auto scores = need(ag::matmul(*rotated_query, *key_columns), "score table");
   if (!scores) return std::unexpected(scores.error());
   return RelativeScores{*rotated_query->value(), *rotated_key->value(), *scores->value()};
 }
@@ -113,18 +111,18 @@ std::expected<ValuePolicy, std::string> value_policy(const RotaryEmbedding& rope
                                                     const Tensor& value, std::size_t offset) {
   // query, key, value: [1, T, d] -> weights [1, T, T], outputs [1, T, d]
   ag::Tape tape;
-  auto q = named(rope.rotate(tape.constant(query), offset), "rotate queries");
+  auto q = need(rope.rotate(tape.constant(query), offset), "rotate queries");
   if (!q) return std::unexpected(q.error());
-  auto k = named(rope.rotate(tape.constant(key), offset), "rotate keys");
+  auto k = need(rope.rotate(tape.constant(key), offset), "rotate keys");
   if (!k) return std::unexpected(k.error());
   const ag::TensorValue v = tape.constant(value);  // the values stay as they are
-  auto attention = named(llmfs::attention::causal_self_attention(*q, *k, v), "causal attention");
+  auto attention = need(llmfs::attention::causal_self_attention(*q, *k, v), "causal attention");
   if (!attention) return std::unexpected(attention.error());
 
   // What the layer does NOT do: rotate the values by their own positions as well
-  auto v_rotated = named(rope.rotate(v, offset), "rotate values (contrast)");
+  auto v_rotated = need(rope.rotate(v, offset), "rotate values (contrast)");
   if (!v_rotated) return std::unexpected(v_rotated.error());
-  auto contrast = named(ag::matmul(attention->weights, *v_rotated), "contrast output");
+  auto contrast = need(ag::matmul(attention->weights, *v_rotated), "contrast output");
   if (!contrast) return std::unexpected(contrast.error());
   return ValuePolicy{*attention->weights.value(), *attention->output.value(), *contrast->value()};
 }
@@ -180,7 +178,7 @@ std::expected<GradientEvidence, std::string> gradient_evidence(const RotaryEmbed
   };
   const ag::GradientCheckOptions options{.step = 1e-6, .tolerance = 1e-8};
   const std::array<Tensor, 1> inputs{fixture_content_rows()};
-  auto report = named(ag::check_gradients(loss, inputs, options), "gradient check");
+  auto report = need(ag::check_gradients(loss, inputs, options), "gradient check");
   if (!report) return std::unexpected(report.error());
   return GradientEvidence{report->coordinates(), report->max_abs_error(), options.step,
                           options.tolerance, report->passed()};

@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "../common/expect.hpp"
+
 namespace ch30 {
 
 // ---------------------------------------------------------------------------- the
@@ -64,15 +66,7 @@ inline constexpr const char* kParameterPrefix = "attention";
 using Failure = std::string;
 
 /// Formats any library error with the step of the program that met it.
-template <class T, class E>
-std::expected<T, Failure> need(std::expected<T, E> result, std::string_view step) {
-  if (!result) return std::unexpected(fmt::format("{}: {}", step, result.error()));
-  if constexpr (std::is_void_v<T>) {
-    return {};
-  } else {
-    return std::move(*result);
-  }
-}
+using snippets::need;
 
 /// One run of the fixture layer: its tape, input node and every forward intermediate.
 struct FixtureRun {
