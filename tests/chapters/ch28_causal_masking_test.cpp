@@ -21,6 +21,7 @@
 #include <llmfs/tensor/softmax.hpp>
 
 #include "evidence.hpp"
+#include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
 
 namespace {
@@ -242,16 +243,11 @@ TEST(Ch28Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
     return total;
   };
   EXPECT_NEAR(loss(point), e.gradients.loss, 1e-15);
-  const double step = 1e-6;
-  for (std::size_t which = 0; which < point.size(); ++which) {
-    for (std::size_t i = 0; i < point[which].size(); ++i) {
-      auto up = point, down = point;
-      up[which].mutable_values()[i] += step;
-      down[which].mutable_values()[i] -= step;
-      const double numeric = (loss(up) - loss(down)) / (2 * step);
-      EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8) << "input " << which << " coordinate " << i;
-    }
-  }
+  const std::size_t checked = llmfs::testing::central_differences(
+      point, loss, 1e-6, [&](std::size_t which, std::size_t i, double numeric) {
+        EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8) << "input " << which << " coordinate " << i;
+      });
+  EXPECT_EQ(checked, 18u);
 }
 
 TEST(Ch28Gradients, EveryCoordinatePassesCentralDifferences) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "chapters/ch30_support.hpp"
+#include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
 
 namespace {
@@ -54,22 +55,13 @@ TEST(Ch30Gradients, MatchPyTorchFloat64) {
 TEST(Ch30Gradients, AgreeWithCentralDifferencesOnAll76Coordinates) {
   constexpr double delta = 1e-6;
   constexpr double tolerance = 8e-6;
-  std::size_t checked = 0;
   double worst = 0.0;
-  for (std::size_t which = 0; which < 5; ++which) {
-    const std::size_t size = fixture_tensors()[which].size();
-    for (std::size_t i = 0; i < size; ++i) {
-      auto plus = fixture_tensors();
-      auto minus = fixture_tensors();
-      plus[which].mutable_values()[i] += delta;
-      minus[which].mutable_values()[i] -= delta;
-      const double numeric = (loss_of(plus) - loss_of(minus)) / (2.0 * delta);
-      const double error = std::abs(numeric - analytic(which).values()[i]);
-      worst = std::max(worst, error);
-      EXPECT_LE(error, tolerance) << "tensor " << which << " coordinate " << i;
-      ++checked;
-    }
-  }
+  const std::size_t checked = llmfs::testing::central_differences(
+      fixture_tensors(), loss_of, delta, [&](std::size_t which, std::size_t i, double numeric) {
+        const double error = std::abs(numeric - analytic(which).values()[i]);
+        worst = std::max(worst, error);
+        EXPECT_LE(error, tolerance) << "tensor " << which << " coordinate " << i;
+      });
   EXPECT_EQ(checked, 76u);
   EXPECT_LT(worst, tolerance);
 }
