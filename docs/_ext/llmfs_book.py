@@ -293,8 +293,10 @@ class TraceDiagramDirective(_BookDirective):
         renderer_rel = os.path.relpath(renderer_path, _root(self.env))
         if not renderer_path.is_file():
             raise BookError(f"{renderer_rel}: no such renderer (write render(records) -> (html, text))")
-        for dep in (trace, renderer_path, Path(trace_records.__file__)):
-            self.env.note_dependency(str(dep))
+        shared = diagrams / "common.py"  # helpers some renderers import
+        for dep in (trace, renderer_path, Path(trace_records.__file__), shared):
+            if dep.is_file():
+                self.env.note_dependency(str(dep))
         try:
             records = trace_records.parse_file(trace, f"{rel}/trace.txt")
         except trace_records.TraceFormatError as error:

@@ -18,45 +18,11 @@ carries llmfs-highlight (bold outline). Nothing is told apart by colour alone.
 
 from __future__ import annotations
 
-import html
-
-
-def _kind(records, kind):
-    return [r for r in records if r.kind == kind]
-
-
-def _single(records, kind):
-    found = _kind(records, kind)
-    if len(found) != 1:
-        raise ValueError(f"expected one {kind} record, found {len(found)}")
-    return found[0]
-
-
-def _items(text: str) -> list[str]:
-    text = text.strip()
-    if not (text.startswith("[") and text.endswith("]")):
-        raise ValueError(f"expected a list [a,b,...], got {text!r}")
-    body = text[1:-1]
-    return body.split(",") if body else []
-
-
-def _pretty(text: str) -> str:
-    return "[" + ", ".join(_items(text)) + "]"
-
-
-def _esc(text: str) -> str:
-    return html.escape(text, quote=True)
+from diagrams.common import bar, esc as _esc, of_kind as _kind, pretty as _pretty, single as _single
 
 
 def _bar(weight_text: str, label: str) -> str:
-    weight = min(max(float(weight_text), 0.0), 1.0)
-    return (
-        f'<svg class="ch28-bar" viewBox="0 0 62 8" width="62" height="8" role="img" '
-        f'aria-label="{_esc(label)}">'
-        f'<rect x="0.5" y="0.5" width="61" height="7" fill="none" stroke="currentColor" '
-        f'stroke-width="0.5" opacity="0.5"/>'
-        f'<rect x="1" y="1" width="{60.0 * weight:.3f}" height="6" fill="currentColor"/></svg>'
-    )
+    return bar(weight_text, label, "ch28-bar")
 
 
 def _hatch(label: str) -> str:
