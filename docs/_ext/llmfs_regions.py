@@ -20,6 +20,8 @@ import re
 import textwrap
 from pathlib import Path
 
+from located_error import LocatedError
+
 NAME = r"[a-z0-9]+(?:-[a-z0-9]+)*"
 # Anything that looks like it wants to be a marker; checked strictly below.
 _LOOSE = re.compile(r"^\s*(?://+|#+)\s*(end)?region\b", re.IGNORECASE)
@@ -31,14 +33,8 @@ _HASH_SUFFIXES = {".py", ".sh", ".cmake", ".txt", ".toml", ".yaml", ".yml"}
 SOURCE_SUFFIXES = {".hpp", ".cpp", ".h", ".cc", ".py", ".sh", ".cmake"}
 
 
-class RegionError(Exception):
+class RegionError(LocatedError):
     """A problem in a source file, located at path:line (1-based)."""
-
-    def __init__(self, path: str, line: int, message: str):
-        super().__init__(f"{path}:{line}: {message}")
-        self.path = path
-        self.line = line
-        self.message = message
 
 
 @dataclasses.dataclass

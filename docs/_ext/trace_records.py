@@ -14,18 +14,14 @@ import dataclasses
 import re
 from pathlib import Path
 
+from located_error import LocatedError
+
 _KIND = re.compile(r"^[A-Z][A-Z0-9_]*$")
 _KEY = re.compile(r"^[a-z][a-z0-9_.]*$")
 
 
-class TraceFormatError(Exception):
+class TraceFormatError(LocatedError):
     """A malformed record, located at path:line (1-based)."""
-
-    def __init__(self, path: str, line: int, message: str):
-        super().__init__(f"{path}:{line}: {message}")
-        self.path = path
-        self.line = line
-        self.message = message
 
 
 @dataclasses.dataclass
