@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/parameters.hpp>
 #include <llmfs/tensor/layout.hpp>
@@ -103,7 +102,7 @@ std::expected<FixtureRun, Failure> run_fixture(const Tensor& input, std::size_t 
 
 namespace {
 
-// Reads the nine tensors the report prints from one forward record.
+// Reads the tensors the report and the trace print from one forward record.
 std::expected<void, Failure> read_intermediates(const FixtureRun& run,
                                                 PrimaryEvidence& out) {
   const auto& f = run.forward;
@@ -114,6 +113,7 @@ std::expected<void, Failure> read_intermediates(const FixtureRun& run,
       {&f.projected_value_heads, &out.projected_value_heads},
       {&f.rotated_query_heads, &out.rotated_query_heads},
       {&f.rotated_key_heads, &out.rotated_key_heads},
+      {&f.masked_scores, &out.masked_scores},
       {&f.attention_weights, &out.attention_weights},
       {&f.head_outputs, &out.head_outputs},
       {&f.merged, &out.merged},
@@ -126,25 +126,6 @@ std::expected<void, Failure> read_intermediates(const FixtureRun& run,
     *target = std::move(*value);
   }
   return {};
-}
-
-// The scaled, masked scores of every head, from Chapter 28's causal attention applied
-// to the layer's own rotated heads; its weights must be the layer's weights, bit for
-// bit.
-std::expected<Tensor, Failure> masked_scores(const FixtureRun& run,
-                                             const Tensor& weights) {
-  const auto& f = run.forward;
-  auto causal =
-      need(llmfs::attention::causal_self_attention(
-               f.rotated_query_heads, f.rotated_key_heads, f.projected_value_heads),
-           "recompute the per-head scores");
-  if (!causal) return std::unexpected(causal.error());
-  auto again = value_of(causal->weights, "the recomputed weights");
-  if (!again) return std::unexpected(again.error());
-  if (!same_bits(*again, weights))
-    return std::unexpected(
-        Failure("per-head causal attention does not reproduce the layer's weights"));
-  return value_of(causal->masked_scores, "the masked scores");
 }
 
 void check_tables(PrimaryEvidence& out) {
@@ -290,9 +271,6 @@ std::expected<PrimaryEvidence, Failure> gather_primary() {
   if (!run) return std::unexpected(run.error());
   if (auto read = read_intermediates(*run, out); !read)
     return std::unexpected(read.error());
-  auto scores = masked_scores(*run, out.attention_weights);
-  if (!scores) return std::unexpected(scores.error());
-  out.masked_scores = std::move(*scores);
   check_tables(out);
   if (auto layout = check_layout(*run, out); !layout)
     return std::unexpected(layout.error());
