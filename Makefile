@@ -1,16 +1,20 @@
 # Thin front over the CMake presets. Every target installs missing Debian packages first
 # (tools/deps.txt via tools/install-deps.sh).
 #
-#   make book        build everything, run and check every demo, render build/book/html/index.html
+#   make book        build everything, check every demo against its goldens, check the
+#                    regions and fences, render build/book/html/index.html
 #   make test        the whole ctest suite (unit, chapter, golden, parity, book and browser
-#                    checks), then every unit, chapter and golden test again under ASan+UBSan
+#                    checks), then every unit, chapter, golden and parity test again under
+#                    AddressSanitizer + UBSan (the asan preset)
 #   make traces      regenerate every snippets/chNN-slug/expected.txt and trace.txt
-#   make demo CH=30  build and run one chapter's demo (TRACE=1 prints its trace records)
-#   make sanitize    only the asan preset (AddressSanitizer + UBSan) and its tests
+#   make demo CH=30  build and run one chapter's demo, printing only its report
+#                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
+#   make sanitize    only the asan preset and its tests
 #   make bench       the benchmark beside its PyTorch reference, printing ratios
 
 PRESET ?= default
 BUILD  := build/$(PRESET)
+PYTHON := /usr/bin/python3
 CH     ?=
 
 .PHONY: deps configure build book test traces demo sanitize bench clean
@@ -25,11 +29,14 @@ configure: deps
 
 build: configure
 	@echo "== build ($(PRESET)): library, demos, tests"
-	@cmake --build --preset $(PRESET) -- --no-print-directory
+	@cmake --build --preset $(PRESET)
 
 book: build
 	@echo "== demos: every chapter's report and trace against its golden"
 	@ctest --preset $(PRESET) -L golden
+	@echo "== regions and fences: every region shown exactly once, no hand-typed code"
+	@$(PYTHON) tests/book/book_checks.py regions .
+	@$(PYTHON) tests/book/book_checks.py fences .
 	@echo "== book: API reference (Doxygen) and chapters (Sphinx)"
 	@cmake --build --preset $(PRESET) --target book
 	@echo "book: open build/book/html/index.html"
@@ -42,11 +49,15 @@ test: build
 traces: build
 	@tools/regenerate-goldens.sh $(BUILD)/bin
 
-demo: build
-	@test -n "$(CH)" || { echo "usage: make demo CH=30"; exit 2; }
-	@exe=$$(ls -d $(BUILD)/bin/ch$(CH)-* 2>/dev/null | head -1); \
-	  test -n "$$exe" || { echo "no demo for chapter $(CH)"; exit 2; }; \
-	  echo "== $$exe $(if $(TRACE),--trace)"; $$exe $(if $(TRACE),--trace)
+# The demo's name from CH (30, 0 or 00); the build's progress goes to a log so that
+# stdout is exactly the report (or the trace), as the chapter shows it.
+demo:
+	@test -n "$(CH)" || { echo "usage: make demo CH=30 [TRACE=1]"; exit 2; }
+	@name=$$(basename "$$(ls -d snippets/ch$$(printf '%02d' $$(expr '$(CH)' + 0 2>/dev/null))-* 2>/dev/null | head -1)"); \
+	  test -n "$$name" || { echo "no demo for chapter $(CH); chapters with demos: $$(ls snippets | grep '^ch' | tr '\n' ' ')"; exit 2; }; \
+	  $(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
+	  cmake --build --preset $(PRESET) --target $$name >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }; \
+	  $(BUILD)/bin/$$name $(if $(TRACE),--trace)
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan

@@ -9,6 +9,10 @@ if ! "$@" > "$actual"; then
   echo "golden: program failed: $*" >&2
   exit 1
 fi
+if [[ ! -f "$golden" ]]; then
+  echo "golden: $golden is missing; run 'make traces' to write it from the current program, then review it" >&2
+  exit 1
+fi
 if cmp -s "$golden" "$actual"; then
   echo "golden: $(basename "$(dirname "$golden")")/$(basename "$golden") matches ($(wc -l < "$golden") lines)"
   exit 0

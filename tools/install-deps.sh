@@ -21,7 +21,7 @@ if [[ $(id -u) -ne 0 ]]; then
   echo "  apt-get update && $line"
   exit 1
 fi
-echo "deps: installing (torch and chromium are large: about a minute or two)"
+echo "deps: installing (torch and chromium are large: a few minutes on a fresh machine)"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q -o DPkg::Lock::Timeout=600
 apt-get install -y -q --no-install-recommends -o DPkg::Lock::Timeout=600 "${missing[@]}"
