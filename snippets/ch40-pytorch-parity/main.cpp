@@ -1,5 +1,8 @@
 // Appendix demo (chapter 40): the library against PyTorch's committed reference data.
-// The report on stdout; with --trace, the diagram's trace records instead.
+// The report on stdout; with --trace, the diagram's trace records instead. The exit status
+// is 1 when a parity case or the float32 criterion fails, so that `make traces` refuses to
+// record a failing comparison as the new golden.
+#include <algorithm>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -14,5 +17,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   fmt::print("{}", trace ? ch40::render_trace(*evidence) : ch40::render_report(*evidence));
+  const bool cases_pass = std::ranges::all_of(evidence->cases, [](const auto& c) { return c.passed(); });
+  const bool float32_pass =
+      std::ranges::all_of(evidence->float32.tensors, [](const auto& t) { return t.passed; });
+  if (!cases_pass || !float32_pass) {
+    fmt::print(stderr, "ch40-pytorch-parity: the library no longer matches PyTorch (passed:false above)\n");
+    return 1;
+  }
   return 0;
 }
