@@ -1,4 +1,5 @@
 #include <llmfs/tensor/tensor.hpp>
+#include <llmfs/tensor/number_format.hpp>
 
 #include <cmath>
 #include <limits>
@@ -89,6 +90,14 @@ TEST(Tensor, FormatsShapeAndSixDecimals) {
   auto t = Tensor::from(Shape{2, 2}, {1.0, -0.0, 0.5403023058681398, -std::numeric_limits<double>::infinity()}).value();
   EXPECT_EQ(fmt::format("{}", t),
             "shape:[2,2] values:[1.000000,0.000000,0.540302,-inf]");
+}
+
+TEST(NumberFormat, SixDecimalsWithoutNegativeZeroAndOneNanSpelling) {
+  EXPECT_EQ(llmfs::tensor::format_number(-0.841470984807896), "-0.841471");
+  EXPECT_EQ(llmfs::tensor::format_number(-4e-7), "0.000000");  // rounds to zero: no sign
+  EXPECT_EQ(llmfs::tensor::format_number(-std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(llmfs::tensor::format_values(std::vector<double>{}), "[]");
+  EXPECT_EQ(llmfs::tensor::format_values(std::vector<double>{2.5, -0.0}), "[2.500000,0.000000]");
 }
 
 TEST(Tensor, BitwiseEqualSeparatesNegativeZero) {

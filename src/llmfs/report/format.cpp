@@ -1,33 +1,19 @@
 #include <llmfs/report/format.hpp>
 
-#include <cmath>
-
 #include <fmt/format.h>
 
+#include <llmfs/tensor/number_format.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::report {
 
-std::string format_number(double value) {
-  if (std::isnan(value)) return "nan";  // one spelling, whatever the sign bit
-  std::string text = fmt::format("{:.6f}", value);
-  // A negative zero, or a tiny negative that rounds to zero, is printed without its sign.
-  if (text == "-0.000000") text.erase(0, 1);
-  return text;
-}
+// The spelling of numbers belongs to the tensor module (its formatter prints tensors the same
+// way); reports and traces reuse it, so there is one definition and no include cycle.
 
-std::string format_values(std::span<const double> values) {
-  std::string text = "[";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) text += ',';
-    text += format_number(values[i]);
-  }
-  text += ']';
-  return text;
-}
+std::string format_number(double value) { return tensor::format_number(value); }
 
-std::string format_tensor(const tensor::Tensor& tensor) {
-  return fmt::format("shape:{} values:{}", tensor.shape(), format_values(tensor.values()));
-}
+std::string format_values(std::span<const double> values) { return tensor::format_values(values); }
+
+std::string format_tensor(const tensor::Tensor& tensor) { return fmt::format("{}", tensor); }
 
 }  // namespace llmfs::report
