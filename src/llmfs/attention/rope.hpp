@@ -79,6 +79,9 @@ class RotaryEmbedding {
       const autograd::TensorValue& x, std::size_t offset) const;
 
   /// The same rotation on a plain tensor (no tape), with the same checks.
+  /// \return RopeErrorCode::input_rank, RopeErrorCode::input_width,
+  ///         RopeErrorCode::offset_overflow or RopeErrorCode::position_range (never
+  ///         RopeErrorCode::autograd: there is no tape).
   [[nodiscard]] std::expected<tensor::Tensor, RopeError> rotate(const tensor::Tensor& x,
                                                                 std::size_t offset) const;
 

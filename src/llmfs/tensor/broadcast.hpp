@@ -28,10 +28,12 @@ namespace llmfs::tensor {
 [[nodiscard]] std::expected<Tensor, TensorError> multiply(const Tensor& a, const Tensor& b);
 /// Every element times the scalar `factor`; same shape. Never fails (kept as `expected`
 /// so that every op composes the same way).
+/// \return no error: every input has a result (the error type is never produced).
 [[nodiscard]] std::expected<Tensor, TensorError> scale(const Tensor& input, double factor);
 
 /// The sum of all elements as a rank-0 tensor (0.0 for an empty tensor), added in
 /// row-major order from 0.0. Never fails.
+/// \return no error: every input has a result (the error type is never produced).
 [[nodiscard]] std::expected<Tensor, TensorError> sum(const Tensor& input);
 
 /// Reduces a broadcast result back to `target` by summing over the axes that broadcasting
