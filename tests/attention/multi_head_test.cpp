@@ -18,97 +18,11 @@
 #include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
 
+#include "attention/multi_head_fixture.hpp"
+
 namespace {
 
-using llmfs::attention::HeadLayoutErrorCode;
-using llmfs::attention::merge_heads;
-using llmfs::attention::MultiHeadAttention;
-using llmfs::attention::MultiHeadErrorCode;
-using llmfs::attention::MultiHeadForward;
-using llmfs::attention::MultiHeadStage;
-using llmfs::attention::NoPositions;
-using llmfs::attention::PositionEncoding;
-using llmfs::attention::RotaryPositions;
-using llmfs::attention::split_heads;
-using llmfs::autograd::AutogradErrorCode;
-using llmfs::autograd::Tape;
-using llmfs::autograd::TensorValue;
-using llmfs::nn::NamedParameter;
-using llmfs::nn::SplitMix64;
-using llmfs::tensor::Shape;
-using llmfs::tensor::Tensor;
-using llmfs::testing::gradient_of;
-using llmfs::testing::make;
-using llmfs::testing::value_of;
-
-// ---- the chapter-30 fixture (seed 000) ----
-// B=1, T=3, d_model=4, h=2 (d_h=2), W_Q=W_K=W_V=I, W_O swaps the two 2×2 blocks,
-// capacity 6, RoPE base 100, offset 0.
-
-constexpr std::size_t kCapacity = 6;
-constexpr double kBase = 100.0;
-
-Tensor fixture_input() {
-  return make(Shape{1, 3, 4}, {1, 0, 1, 0,                                       //
-                               std::cos(1.0), -std::sin(1.0), 0, 1,              //
-                               std::cos(2.0), -std::sin(2.0), 1, 1});
-}
-Tensor identity() { return make(Shape{4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}); }
-Tensor block_swap() { return make(Shape{4, 4}, {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0}); }
-Tensor fixture_upstream() {
-  return make(Shape{1, 3, 4}, {1, -0.5, 0.25, 0.75, -0.3, 0.8, 1.2, -0.4, 0.6, 0.1, -0.7, 0.9});
-}
-
-// One run of a layer on its own tape: the input and all four matrices are parameters, so
-// backward() fills every gradient.
-struct Run {
-  Tape tape;
-  TensorValue input;
-  std::optional<MultiHeadAttention> layer;
-  MultiHeadForward forward;
-};
-
-std::unique_ptr<Run> run_layer(const Tensor& input, const std::vector<Tensor>& weights,
-                               std::size_t offset = 0,
-                               PositionEncoding positions = RotaryPositions{kCapacity, kBase},
-                               std::size_t heads = 2) {
-  auto run = std::make_unique<Run>();
-  run->input = run->tape.parameter(input);
-  auto layer = MultiHeadAttention::from_parameters(
-      {"attention.query.weight", run->tape.parameter(weights[0])},
-      {"attention.key.weight", run->tape.parameter(weights[1])},
-      {"attention.value.weight", run->tape.parameter(weights[2])},
-      {"attention.output.weight", run->tape.parameter(weights[3])}, heads, positions);
-  EXPECT_TRUE(layer.has_value()) << fmt::format("{}", layer.error());
-  if (!layer) return run;
-  run->layer = std::move(*layer);
-  auto forward = run->layer->forward(run->input, offset);
-  EXPECT_TRUE(forward.has_value()) << fmt::format("{}", forward.error());
-  if (forward) run->forward = std::move(*forward);
-  return run;
-}
-
-std::unique_ptr<Run> run_fixture(const Tensor& input = fixture_input(), std::size_t offset = 0) {
-  return run_layer(input, {identity(), identity(), identity(), block_swap()}, offset);
-}
-
-std::vector<Tensor> stages(const MultiHeadForward& f) {
-  return {value_of(f.projected_query_heads), value_of(f.projected_key_heads),
-          value_of(f.projected_value_heads), value_of(f.rotated_query_heads),
-          value_of(f.rotated_key_heads),     value_of(f.attention_weights),
-          value_of(f.head_outputs),          value_of(f.merged),
-          value_of(f.output)};
-}
-
-std::vector<Tensor> gradients(const Run& run) {
-  std::vector<Tensor> list{gradient_of(run.input)};
-  for (const auto& parameter : run.layer->parameters()) list.push_back(gradient_of(parameter.value));
-  return list;
-}
-
-bool same_bits(double a, double b) {
-  return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
-}
+using namespace llmfs::testing::multi_head;
 
 TEST(MultiHeadAttention, FixtureStagesMatchTheSeedValues) {
   auto run = run_fixture();
@@ -232,32 +146,6 @@ TEST(MultiHeadAttention, GradientsPassCentralDifferencesOnAll76Coordinates) {
   EXPECT_EQ(report->inputs[0].coordinates, 12u);
   for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(report->inputs[i].coordinates, 16u);
   EXPECT_TRUE(report->passed()) << "max error " << report->max_abs_error();
-}
-
-TEST(MultiHeadAttention, SplitThenMergeIsBitwiseIdentity) {
-  SplitMix64 rng(30);
-  const Tensor x = *llmfs::nn::uniform_fan_in(Shape{2, 3, 8}, 1, rng);
-  Tape tape;
-  auto input = tape.constant(x);
-  auto split = split_heads(input, 4);
-  ASSERT_TRUE(split.has_value());
-  EXPECT_EQ(split->shape(), (Shape{2, 4, 3, 2}));
-  const Tensor heads = value_of(*split);
-  // split[b,h,t,j] = x[b,t,h·d_h + j]
-  for (std::size_t b = 0; b < 2; ++b)
-    for (std::size_t h = 0; h < 4; ++h)
-      for (std::size_t t = 0; t < 3; ++t)
-        for (std::size_t j = 0; j < 2; ++j)
-          EXPECT_TRUE(same_bits(heads.values()[((b * 4 + h) * 3 + t) * 2 + j],
-                                x.values()[(b * 3 + t) * 8 + h * 2 + j]));
-  auto merged = merge_heads(*split);
-  ASSERT_TRUE(merged.has_value());
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(*merged), x));
-  // And the fixture's own projections.
-  auto run = run_fixture();
-  auto back = merge_heads(run->forward.projected_query_heads);
-  ASSERT_TRUE(back.has_value());
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(*back), fixture_input()));
 }
 
 TEST(MultiHeadAttention, HeadZeroTableIsUniformAndHeadOneIsNot) {
@@ -602,36 +490,6 @@ TEST(MultiHeadAttention, ReleasedInputIsReportedThroughTheWrappedCause) {
   EXPECT_NE(message.find("released input"), std::string::npos) << message;
 }
 
-TEST(MultiHeadAttention, HeadLayoutErrorsAreTyped) {
-  Tape tape;
-  auto code_of_split = [&](Shape shape, std::size_t heads) {
-    auto split = split_heads(tape.constant(Tensor::zeros(shape)), heads);
-    EXPECT_FALSE(split.has_value());
-    return split ? HeadLayoutErrorCode::autograd : split.error().code;
-  };
-  EXPECT_EQ(code_of_split(Shape{3, 4}, 2), HeadLayoutErrorCode::split_rank);
-  EXPECT_EQ(code_of_split(Shape{1, 3, 4}, 0), HeadLayoutErrorCode::zero_heads);
-  EXPECT_EQ(code_of_split(Shape{1, 3, 0}, 2), HeadLayoutErrorCode::zero_head_width);
-  EXPECT_EQ(code_of_split(Shape{1, 3, 6}, 4), HeadLayoutErrorCode::width_not_divisible);
-  auto code_of_merge = [&](Shape shape) {
-    auto merged = merge_heads(tape.constant(Tensor::zeros(shape)));
-    EXPECT_FALSE(merged.has_value());
-    return merged ? HeadLayoutErrorCode::autograd : merged.error().code;
-  };
-  EXPECT_EQ(code_of_merge(Shape{1, 3, 4}), HeadLayoutErrorCode::merge_rank);
-  EXPECT_EQ(code_of_merge(Shape{1, 0, 3, 2}), HeadLayoutErrorCode::zero_heads);
-  EXPECT_EQ(code_of_merge(Shape{1, 2, 3, 0}), HeadLayoutErrorCode::zero_head_width);
-  const std::size_t huge = std::size_t{1} << 40;
-  EXPECT_EQ(code_of_merge(Shape{0, huge, 1, huge}), HeadLayoutErrorCode::model_width_overflow);
-  auto x = tape.constant(Tensor::zeros(Shape{1, 3, 4}));
-  tape.release();
-  auto released = split_heads(x, 2);
-  ASSERT_FALSE(released.has_value());
-  EXPECT_EQ(released.error().code, HeadLayoutErrorCode::autograd);
-  EXPECT_EQ(released.error().stage, "head split reshape");
-  EXPECT_EQ(released.error().cause->code, AutogradErrorCode::released_input);
-}
-
 TEST(MultiHeadAttention, SavedForwardValuesAndGradientsAreFinite) {
   auto run = run_fixture();
   ASSERT_TRUE(llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
@@ -648,129 +506,6 @@ TEST(MultiHeadAttention, ReplayIsBitwiseIdentical) {
   for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(llmfs::tensor::bitwise_equal(a[i], b[i])) << i;
   const auto ga = gradients(*first), gb = gradients(*second);
   for (std::size_t i = 0; i < ga.size(); ++i) EXPECT_TRUE(llmfs::tensor::bitwise_equal(ga[i], gb[i])) << i;
-}
-
-// ---- the PyTorch appendix: combined in-projection and no positions ----
-
-Tensor concat_columns(const Tensor& q, const Tensor& k, const Tensor& v) {
-  const std::size_t in = q.shape()[0], out = q.shape()[1];
-  std::vector<double> values;
-  for (std::size_t r = 0; r < in; ++r)
-    for (const Tensor* part : {&q, &k, &v})
-      for (std::size_t c = 0; c < out; ++c) values.push_back(part->values()[r * out + c]);
-  return make(Shape{in, 3 * out}, values);
-}
-
-TEST(MultiHeadAttention, CombinedInProjectionGivesBitwiseTheSameOutput) {
-  SplitMix64 rng(40);
-  std::vector<Tensor> w;
-  for (int i = 0; i < 4; ++i) w.push_back(*llmfs::nn::uniform_fan_in(Shape{8, 8}, 8, rng));
-  const Tensor x = *llmfs::nn::uniform_fan_in(Shape{2, 5, 8}, 1, rng);
-  for (PositionEncoding positions : {PositionEncoding{RotaryPositions{8, 10000.0}},
-                                     PositionEncoding{NoPositions{}}}) {
-    auto separate = run_layer(x, w, 2, positions);
-    Tape tape;
-    auto layer = MultiHeadAttention::from_combined_parameters(
-        {"attention.in_proj.weight", tape.parameter(concat_columns(w[0], w[1], w[2]))},
-        {"attention.output.weight", tape.parameter(w[3])}, 2, positions);
-    ASSERT_TRUE(layer.has_value());
-    EXPECT_EQ(layer->parameters().size(), 2u);
-    EXPECT_EQ(layer->parameter_count(), 4u * 64u);
-    auto combined = layer->forward(tape.constant(x), 2);
-    ASSERT_TRUE(combined.has_value());
-    const auto a = stages(separate->forward), b = stages(*combined);
-    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(llmfs::tensor::bitwise_equal(a[i], b[i])) << i;
-  }
-}
-
-TEST(MultiHeadAttention, NoPositionsSkipsRotationAndAllowsOddHeadWidths) {
-  SplitMix64 rng(41);
-  std::vector<Tensor> w;
-  for (int i = 0; i < 4; ++i) w.push_back(*llmfs::nn::uniform_fan_in(Shape{6, 6}, 6, rng));
-  const Tensor x = *llmfs::nn::uniform_fan_in(Shape{1, 4, 6}, 1, rng);
-  auto at_zero = run_layer(x, w, 0, NoPositions{}, 2);  // d_h = 3
-  auto far = run_layer(x, w, 1000, NoPositions{}, 2);
-  ASSERT_TRUE(at_zero->layer.has_value());
-  EXPECT_FALSE(at_zero->layer->rope().has_value());
-  EXPECT_EQ(at_zero->forward.rotated_query_heads.node_id(), at_zero->forward.projected_query_heads.node_id());
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(at_zero->forward.output), value_of(far->forward.output)));
-  Tape tape;
-  SplitMix64 gen(1);
-  auto odd_with_rope = MultiHeadAttention::create(tape, "attention", 6, 2, 8, 100.0, gen);
-  ASSERT_FALSE(odd_with_rope.has_value());
-  EXPECT_EQ(odd_with_rope.error().code, MultiHeadErrorCode::odd_head_width);
-  EXPECT_TRUE(MultiHeadAttention::create(tape, "attention", 6, 2, NoPositions{}, gen).has_value());
-}
-
-// PyTorch float64 references written by tests/reference/make_reference.py.
-void compare_with_reference(std::string_view case_name, bool combined) {
-  SCOPED_TRACE(std::string(case_name));
-  const auto data = llmfs::testing::load_reference_case(case_name);
-  auto tensor = [&](std::string_view name) {
-    const auto& stored = data.at(name);
-    return make(Shape(stored.shape), stored.values);
-  };
-  const auto heads = static_cast<std::size_t>(data.scalar("heads"));
-  const bool rotary = data.contains("rope_base");
-  const std::size_t offset = rotary ? static_cast<std::size_t>(data.scalar("rope_offset")) : 0;
-  const Tensor x = tensor("X");
-  const std::size_t tokens = x.shape()[1];
-  PositionEncoding positions = NoPositions{};
-  if (rotary) positions = RotaryPositions{offset + tokens, data.scalar("rope_base")};
-
-  Tape tape;
-  auto input = tape.parameter(x);
-  auto layer = combined
-                   ? MultiHeadAttention::from_combined_parameters(
-                         {"attention.in_proj.weight", tape.parameter(tensor("W_in"))},
-                         {"attention.output.weight", tape.parameter(tensor("W_O"))}, heads, positions)
-                   : MultiHeadAttention::from_parameters(
-                         {"attention.query.weight", tape.parameter(tensor("W_Q"))},
-                         {"attention.key.weight", tape.parameter(tensor("W_K"))},
-                         {"attention.value.weight", tape.parameter(tensor("W_V"))},
-                         {"attention.output.weight", tape.parameter(tensor("W_O"))}, heads, positions);
-  ASSERT_TRUE(layer.has_value()) << fmt::format("{}", layer.error());
-  auto forward = layer->forward(input, offset);
-  ASSERT_TRUE(forward.has_value()) << fmt::format("{}", forward.error());
-  ASSERT_TRUE(llmfs::autograd::backward(forward->output, tensor("upstream")).has_value());
-  auto close = [&](const Tensor& actual, std::string_view name) {
-    const auto d = llmfs::testing::discrepancy(actual.values(), data.at(name).values);
-    EXPECT_TRUE(d.same_size) << name;
-    EXPECT_LE(d.relative, 1e-12) << name;
-  };
-  close(value_of(forward->projected_query_heads), "Q_heads");
-  close(value_of(forward->projected_key_heads), "K_heads");
-  close(value_of(forward->projected_value_heads), "V_heads");
-  if (rotary) {
-    close(value_of(forward->rotated_query_heads), "Q_rotated");
-    close(value_of(forward->rotated_key_heads), "K_rotated");
-  }
-  close(value_of(forward->attention_weights), "weights");
-  close(value_of(forward->head_outputs), "head_outputs");
-  close(value_of(forward->merged), "merged");
-  close(value_of(forward->output), "output");
-  close(gradient_of(input), "grad_X");
-  const auto& parameters = layer->parameters().items();
-  if (combined) {
-    close(gradient_of(parameters[0].value), "grad_W_in");
-    close(gradient_of(parameters[1].value), "grad_W_O");
-  } else {
-    close(gradient_of(parameters[0].value), "grad_W_Q");
-    close(gradient_of(parameters[1].value), "grad_W_K");
-    close(gradient_of(parameters[2].value), "grad_W_V");
-    close(gradient_of(parameters[3].value), "grad_W_O");
-  }
-}
-
-TEST(MultiHeadAttention, MatchesPyTorchOnARandomRotaryCaseWithAnOffset) {
-  compare_with_reference("ch30_random", false);
-}
-
-TEST(MultiHeadAttention, CombinedLayoutMatchesPyTorchWithAndWithoutRope) {
-  compare_with_reference("ch40_random_b1_t4_h4", true);
-  compare_with_reference("ch40_random_b2_t6_h8_rope", true);
-  compare_with_reference("ch40_random_b1_t7_h2", true);
-  compare_with_reference("ch40_random_b3_t4_h3_rope", true);
 }
 
 }  // namespace
