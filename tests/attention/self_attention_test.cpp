@@ -68,23 +68,9 @@ TEST(SelfAttention, RowsOfTheWeightsSumToOneAndFutureKeysAreVisible) {
 }
 
 TEST(SelfAttention, GradientsPassCentralDifferences) {
-  llmfs::nn::SplitMix64 rng(8);
-  std::vector<Tensor> inputs{*llmfs::nn::uniform_fan_in(Shape{2, 3, 4}, 1, rng),
-                             *llmfs::nn::uniform_fan_in(Shape{2, 3, 4}, 1, rng),
-                             *llmfs::nn::uniform_fan_in(Shape{2, 3, 2}, 1, rng)};
-  const Tensor upstream = *llmfs::nn::uniform_fan_in(Shape{2, 3, 2}, 1, rng);
-  auto loss = [&](Tape& tape, std::span<const TensorValue> in)
-      -> std::expected<TensorValue, llmfs::autograd::AutogradError> {
-    auto head = scaled_dot_product_attention(in[0], in[1], in[2]);
-    if (!head) return std::unexpected(*head.error().cause);
-    auto weighted = llmfs::autograd::multiply(head->output, tape.constant(upstream));
-    if (!weighted) return std::unexpected(weighted.error());
-    return llmfs::autograd::sum(*weighted);
-  };
-  auto report = llmfs::autograd::check_gradients(loss, inputs, {1e-6, 1e-8});
-  ASSERT_TRUE(report.has_value());
-  EXPECT_EQ(report->coordinates(), 24u + 24u + 12u);
-  EXPECT_TRUE(report->passed()) << report->max_abs_error();
+  llmfs::testing::expect_head_gradients_pass(
+      [](const auto& q, const auto& k, const auto& v) { return scaled_dot_product_attention(q, k, v); }, 8,
+      Shape{2, 3, 4}, Shape{2, 3, 2}, 24u + 24u + 12u);
 }
 
 TEST(SelfAttention, RejectsBadShapesBeforeTouchingTheTape) {

@@ -12,6 +12,8 @@
 #include <llmfs/nn/parameters.hpp>
 #include <llmfs/nn/splitmix64.hpp>
 
+#include "support/tensors.hpp"
+
 namespace {
 
 using llmfs::autograd::Tape;
@@ -23,11 +25,7 @@ using llmfs::nn::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from(std::move(shape), std::move(values));
-  EXPECT_TRUE(tensor.has_value());
-  return *tensor;
-}
+using llmfs::testing::make;
 
 std::vector<double> values_of(const llmfs::autograd::TensorValue& value) {
   auto tensor = value.value();

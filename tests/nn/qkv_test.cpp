@@ -8,6 +8,8 @@
 #include <llmfs/nn/qkv.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
+#include "support/tensors.hpp"
+
 namespace {
 
 using llmfs::autograd::Tape;
@@ -19,11 +21,7 @@ using llmfs::nn::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from(std::move(shape), std::move(values));
-  EXPECT_TRUE(tensor.has_value());
-  return *tensor;
-}
+using llmfs::testing::make;
 
 // Columns side by side: [W_Q | W_K | W_V], each [in, out] -> [in, 3·out].
 Tensor concat_columns(const Tensor& q, const Tensor& k, const Tensor& v) {
