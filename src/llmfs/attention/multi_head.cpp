@@ -430,11 +430,8 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
 auto fmt::formatter<llmfs::attention::HeadLayoutError>::format(
     const llmfs::attention::HeadLayoutError& error, fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  auto out =
-      fmt::format_to(ctx.out(), "{}: {}", error.stage, llmfs::attention::describe(error.code));
-  if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
-  if (error.cause) out = fmt::format_to(out, ": {}", *error.cause);
-  return out;
+  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::attention::describe(error.code), error.detail,
+                                             error.cause);
 }
 
 auto fmt::formatter<llmfs::attention::MultiHeadError>::format(

@@ -180,9 +180,6 @@ std::expected<tensor::Tensor, RopeError> RotaryEmbedding::rotate(const tensor::T
 auto fmt::formatter<llmfs::attention::RopeError>::format(const llmfs::attention::RopeError& error,
                                                          fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  auto out =
-      fmt::format_to(ctx.out(), "{}: {}", error.stage, llmfs::attention::describe(error.code));
-  if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
-  if (error.cause) out = fmt::format_to(out, ": {}", *error.cause);
-  return out;
+  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::attention::describe(error.code), error.detail,
+                                             error.cause);
 }

@@ -78,9 +78,6 @@ std::expected<SelfAttention, AttentionError> scaled_dot_product_attention(
 auto fmt::formatter<llmfs::attention::AttentionError>::format(
     const llmfs::attention::AttentionError& error, fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  auto out =
-      fmt::format_to(ctx.out(), "{}: {}", error.stage, llmfs::attention::describe(error.code));
-  if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
-  if (error.cause) out = fmt::format_to(out, ": {}", *error.cause);
-  return out;
+  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::attention::describe(error.code), error.detail,
+                                             error.cause);
 }

@@ -37,3 +37,12 @@ auto fmt::formatter<llmfs::autograd::AutogradError>::format(
   if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
   return out;
 }
+
+fmt::format_context::iterator llmfs::autograd::format_stage_error(
+    fmt::format_context& ctx, std::string_view stage, std::string_view description,
+    std::string_view detail, const std::optional<AutogradError>& cause) {
+  auto out = fmt::format_to(ctx.out(), "{}: {}", stage, description);
+  if (!detail.empty()) out = fmt::format_to(out, " ({})", detail);
+  if (cause) out = fmt::format_to(out, ": {}", *cause);
+  return out;
+}

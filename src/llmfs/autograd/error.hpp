@@ -45,6 +45,21 @@ struct AutogradError {
   friend bool operator==(const AutogradError&, const AutogradError&) = default;
 };
 
+/// Writes `stage: description (detail): cause` into `ctx`, the one text shape shared by the
+/// stage errors of the modules above the tape (nn::NnError, attention::AttentionError,
+/// attention::RopeError, attention::HeadLayoutError); the detail and the cause are omitted
+/// when empty.
+/// \param ctx the fmt context to write into.
+/// \param stage the stage that failed, e.g. "RoPE rotate".
+/// \param description the error code's description.
+/// \param detail extra facts (shapes, sizes), or empty.
+/// \param cause the lower tape error, if any.
+/// \return the output iterator after the text.
+fmt::format_context::iterator format_stage_error(fmt::format_context& ctx, std::string_view stage,
+                                                 std::string_view description,
+                                                 std::string_view detail,
+                                                 const std::optional<AutogradError>& cause);
+
 }  // namespace llmfs::autograd
 
 /// Formats an AutogradError as `op: description (detail)` or `op: <cause>`.

@@ -39,8 +39,6 @@ std::string_view describe(NnErrorCode code) noexcept {
 auto fmt::formatter<llmfs::nn::NnError>::format(const llmfs::nn::NnError& error,
                                                 fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  auto out = fmt::format_to(ctx.out(), "{}: {}", error.stage, llmfs::nn::describe(error.code));
-  if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
-  if (error.cause) out = fmt::format_to(out, ": {}", *error.cause);
-  return out;
+  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::nn::describe(error.code), error.detail,
+                                             error.cause);
 }
