@@ -2,13 +2,13 @@
 //   projection: X·W        [B,T,d]     · [d,d]       -> [B,T,d]
 //   scores:     Q·Kᵀ       [B,h,T,d_h] · [B,h,d_h,T] -> [B,h,T,T]
 //   mix:        A·V        [B,h,T,T]   · [B,h,T,d_h] -> [B,h,T,d_h]
-#include <llmfs/tensor/matmul.hpp>
-
 #include <cstdint>
 #include <random>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+
+#include <llmfs/tensor/matmul.hpp>
 
 #include "shapes.hpp"
 
@@ -21,7 +21,8 @@ Tensor uniform(const Shape& shape, std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   Tensor t = Tensor::zeros(shape);
-  for (double& v : t.mutable_values()) v = dist(engine);
+  for (double& v : t.mutable_values())
+    v = dist(engine);
   return t;
 }
 
@@ -36,23 +37,28 @@ void run_matmul(benchmark::State& state, Shape a_shape, Shape b_shape, double fl
     }
     benchmark::DoNotOptimize(c->values().data());
   }
-  state.counters["GFLOPs"] = benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPs"] =
+      benchmark::Counter(flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 [[maybe_unused]] const bool registered = [] {
   for (const auto& s : llmfs::bench::kShapes) {
-    const std::size_t B = s.batch, T = s.tokens, d = s.model_width, h = s.heads, dh = s.head_width();
+    const std::size_t B = s.batch, T = s.tokens, d = s.model_width, h = s.heads,
+                      dh = s.head_width();
     const std::string tag = fmt::format("B{}_T{}_d{}_h{}", B, T, d, h);
-    const double fB = static_cast<double>(B), fT = static_cast<double>(T), fd = static_cast<double>(d),
-                 fh = static_cast<double>(h), fdh = static_cast<double>(dh);
-    benchmark::RegisterBenchmark(("matmul/projection/" + tag).c_str(), run_matmul, Shape{B, T, d},
-                                 Shape{d, d}, 2 * fB * fT * fd * fd)
+    const double fB = static_cast<double>(B), fT = static_cast<double>(T),
+                 fd = static_cast<double>(d), fh = static_cast<double>(h),
+                 fdh = static_cast<double>(dh);
+    benchmark::RegisterBenchmark(("matmul/projection/" + tag).c_str(), run_matmul,
+                                 Shape{B, T, d}, Shape{d, d}, 2 * fB * fT * fd * fd)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("matmul/scores/" + tag).c_str(), run_matmul, Shape{B, h, T, dh},
-                                 Shape{B, h, dh, T}, 2 * fB * fh * fT * fT * fdh)
+    benchmark::RegisterBenchmark(("matmul/scores/" + tag).c_str(), run_matmul,
+                                 Shape{B, h, T, dh}, Shape{B, h, dh, T},
+                                 2 * fB * fh * fT * fT * fdh)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("matmul/mix/" + tag).c_str(), run_matmul, Shape{B, h, T, T},
-                                 Shape{B, h, T, dh}, 2 * fB * fh * fT * fT * fdh)
+    benchmark::RegisterBenchmark(("matmul/mix/" + tag).c_str(), run_matmul,
+                                 Shape{B, h, T, T}, Shape{B, h, T, dh},
+                                 2 * fB * fh * fT * fT * fdh)
         ->Unit(benchmark::kMillisecond);
   }
   return true;

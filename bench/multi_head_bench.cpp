@@ -1,14 +1,15 @@
-// Multi-head causal attention with RoPE (Chapter 30's layer): forward, and forward+backward of
-// loss = Σ output (seed of ones), each on a fresh tape with the four weights as parameters.
-#include <llmfs/attention/multi_head.hpp>
-#include <llmfs/autograd/tape.hpp>
-
+// Multi-head causal attention with RoPE (Chapter 30's layer): forward, and
+// forward+backward of loss = Σ output (seed of ones), each on a fresh tape with the
+// four weights as parameters.
 #include <cmath>
 #include <cstdint>
 #include <random>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+
+#include <llmfs/attention/multi_head.hpp>
+#include <llmfs/autograd/tape.hpp>
 
 #include "shapes.hpp"
 
@@ -21,16 +22,19 @@ Tensor uniform(const Shape& shape, std::uint64_t seed, double bound) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> dist(-bound, bound);
   Tensor t = Tensor::zeros(shape);
-  for (double& v : t.mutable_values()) v = dist(engine);
+  for (double& v : t.mutable_values())
+    v = dist(engine);
   return t;
 }
 
-void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s, bool with_backward) {
+void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s,
+                    bool with_backward) {
   const std::size_t d = s.model_width;
   const double bound = 1.0 / std::sqrt(static_cast<double>(d));
   const Tensor x = uniform(Shape{s.batch, s.tokens, d}, 1, 1.0);
-  const std::array<Tensor, 4> weights{uniform(Shape{d, d}, 2, bound), uniform(Shape{d, d}, 3, bound),
-                                      uniform(Shape{d, d}, 4, bound), uniform(Shape{d, d}, 5, bound)};
+  const std::array<Tensor, 4> weights{
+      uniform(Shape{d, d}, 2, bound), uniform(Shape{d, d}, 3, bound),
+      uniform(Shape{d, d}, 4, bound), uniform(Shape{d, d}, 5, bound)};
   for (auto _ : state) {
     llmfs::autograd::Tape tape;
     auto layer = llmfs::attention::MultiHeadAttention::from_parameters(
@@ -49,7 +53,8 @@ void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s, boo
       break;
     }
     if (with_backward) {
-      auto pass = llmfs::autograd::backward(result->output, Tensor::full(result->output.shape(), 1.0));
+      auto pass = llmfs::autograd::backward(result->output,
+                                            Tensor::full(result->output.shape(), 1.0));
       if (!pass) {
         state.SkipWithError(fmt::format("{}", pass.error()).c_str());
         break;
@@ -62,10 +67,13 @@ void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s, boo
 
 [[maybe_unused]] const bool registered = [] {
   for (const auto& s : llmfs::bench::kShapes) {
-    const std::string tag = fmt::format("B{}_T{}_d{}_h{}", s.batch, s.tokens, s.model_width, s.heads);
-    benchmark::RegisterBenchmark(("mha/forward/" + tag).c_str(), run_multi_head, s, false)
+    const std::string tag =
+        fmt::format("B{}_T{}_d{}_h{}", s.batch, s.tokens, s.model_width, s.heads);
+    benchmark::RegisterBenchmark(("mha/forward/" + tag).c_str(), run_multi_head, s,
+                                 false)
         ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("mha/forward_backward/" + tag).c_str(), run_multi_head, s, true)
+    benchmark::RegisterBenchmark(("mha/forward_backward/" + tag).c_str(),
+                                 run_multi_head, s, true)
         ->Unit(benchmark::kMillisecond);
   }
   return true;

@@ -1,6 +1,6 @@
 #pragma once
-// The benchmark's configurations (B, T, d_model, h), shared by every benchmark in this folder
-// and mirrored by bench/torch_reference.py.
+// The benchmark's configurations (B, T, d_model, h), shared by every benchmark in this
+// folder and mirrored by bench/torch_reference.py.
 
 #include <array>
 #include <cstddef>
@@ -15,6 +15,7 @@ struct AttentionShape {
   [[nodiscard]] constexpr std::size_t head_width() const { return model_width / heads; }
 };
 
-inline constexpr std::array<AttentionShape, 2> kShapes{{{4, 128, 128, 4}, {8, 256, 256, 8}}};
+inline constexpr std::array<AttentionShape, 2> kShapes{
+    {{4, 128, 128, 4}, {8, 256, 256, 8}}};
 
 }  // namespace llmfs::bench

@@ -19,7 +19,8 @@ std::vector<std::size_t> tokenize(const ToyModel& model, std::string_view text) 
 
 // region: embed
 // [T] ids -> [T, d]: look up one row of the embedding table per token.
-std::vector<std::vector<double>> embed(const ToyModel& model, const std::vector<std::size_t>& ids) {
+std::vector<std::vector<double>> embed(const ToyModel& model,
+                                       const std::vector<std::size_t>& ids) {
   std::vector<std::vector<double>> rows;
   for (std::size_t id : ids) {
     rows.push_back(model.embedding[id]);
@@ -29,8 +30,10 @@ std::vector<std::vector<double>> embed(const ToyModel& model, const std::vector<
 // endregion: embed
 
 // region: mix-context
-// [T, d] -> [T, d]: position t becomes the mean of positions 0..t (it never sees the future).
-std::vector<std::vector<double>> mix_context(const std::vector<std::vector<double>>& x) {
+// [T, d] -> [T, d]: position t becomes the mean of positions 0..t (it never sees the
+// future).
+std::vector<std::vector<double>> mix_context(
+    const std::vector<std::vector<double>>& x) {
   std::vector<std::vector<double>> out;
   std::vector<double> sum(x.empty() ? 0 : x[0].size(), 0.0);
   for (std::size_t t = 0; t < x.size(); ++t) {
@@ -78,8 +81,9 @@ std::vector<double> softmax(const std::vector<double>& logits) {
 
 // Greedy decoding: the most probable token (the first one on a tie).
 std::size_t pick_greedy(const std::vector<double>& probabilities) {
-  return static_cast<std::size_t>(std::max_element(probabilities.begin(), probabilities.end()) -
-                                  probabilities.begin());
+  return static_cast<std::size_t>(
+      std::max_element(probabilities.begin(), probabilities.end()) -
+      probabilities.begin());
 }
 // endregion: softmax-and-pick
 

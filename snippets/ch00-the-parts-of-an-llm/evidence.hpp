@@ -1,4 +1,5 @@
-// Chapter 0: a toy language model with every part of a real one, small enough to check by hand.
+// Chapter 0: a toy language model with every part of a real one, small enough to check
+// by hand.
 #pragma once
 
 #include <cstddef>
@@ -20,11 +21,11 @@ struct ToyModel {
 /// Every intermediate value of one forward pass, in the order the data flows.
 struct Evidence {
   std::string prompt;
-  std::vector<std::size_t> token_ids;                  // [T]
-  std::vector<std::vector<double>> embeddings;         // [T, d]
-  std::vector<std::vector<double>> context;            // [T, d]
-  std::vector<double> logits;                          // [V], for the last position
-  std::vector<double> probabilities;                   // [V]
+  std::vector<std::size_t> token_ids;           // [T]
+  std::vector<std::vector<double>> embeddings;  // [T, d]
+  std::vector<std::vector<double>> context;     // [T, d]
+  std::vector<double> logits;                   // [V], for the last position
+  std::vector<double> probabilities;            // [V]
   std::size_t next_id = 0;
 };
 
@@ -33,7 +34,8 @@ struct Evidence {
 Evidence gather(const ToyModel& model, std::string_view prompt);
 
 std::vector<std::size_t> tokenize(const ToyModel& model, std::string_view text);
-std::vector<std::vector<double>> embed(const ToyModel& model, const std::vector<std::size_t>& ids);
+std::vector<std::vector<double>> embed(const ToyModel& model,
+                                       const std::vector<std::size_t>& ids);
 std::vector<std::vector<double>> mix_context(const std::vector<std::vector<double>>& x);
 std::vector<double> output_head(const ToyModel& model, const std::vector<double>& h);
 std::vector<double> softmax(const std::vector<double>& logits);

@@ -19,7 +19,8 @@ std::string matrix(const std::vector<std::vector<double>>& m) {
   for (const auto& row : m) {
     flat.insert(flat.end(), row.begin(), row.end());
   }
-  return fmt::format("shape:[{},{}] values:[{}]", m.size(), m.empty() ? 0 : m[0].size(), values(flat));
+  return fmt::format("shape:[{},{}] values:[{}]", m.size(), m.empty() ? 0 : m[0].size(),
+                     values(flat));
 }
 
 }  // namespace
@@ -33,8 +34,10 @@ std::string render_report(const ToyModel& model, const Evidence& e) {
   out += fmt::format("token_ids=[{}]\n", fmt::join(e.token_ids, ","));
   out += fmt::format("embeddings={}\n", matrix(e.embeddings));
   out += fmt::format("context={}\n", matrix(e.context));
-  out += fmt::format("logits=shape:[{}] values:[{}]\n", e.logits.size(), values(e.logits));
-  out += fmt::format("probabilities=shape:[{}] values:[{}]\n", e.probabilities.size(), values(e.probabilities));
+  out +=
+      fmt::format("logits=shape:[{}] values:[{}]\n", e.logits.size(), values(e.logits));
+  out += fmt::format("probabilities=shape:[{}] values:[{}]\n", e.probabilities.size(),
+                     values(e.probabilities));
   out += fmt::format("next_token={}\n", model.vocabulary[e.next_id]);
   return out;
 }

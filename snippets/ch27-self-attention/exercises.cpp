@@ -38,8 +38,9 @@ std::expected<ExerciseAnswers, std::string> exercise_answers() {
   const Tensor weight = Tensor::zeros(Shape{8, 4});
   const auto wide = run_head(Tensor::zeros(Shape{2, 5, 8}), weight, weight, weight);
   if (!wide) return std::unexpected(wide.error());
-  answers.e1_shapes = {wide->query.shape(), wide->key.shape(), wide->value.shape(),
-                       wide->scores.shape(), wide->weights.shape(), wide->output.shape()};
+  answers.e1_shapes = {wide->query.shape(),   wide->key.shape(),
+                       wide->value.shape(),   wide->scores.shape(),
+                       wide->weights.shape(), wide->output.shape()};
   answers.e1_parameters = 3 * weight.size();
 
   // 2. W_Q = 0: every score is 0

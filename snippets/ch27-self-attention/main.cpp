@@ -1,4 +1,5 @@
-// Chapter 27 demo: the report on stdout; with --trace, the diagram's trace records instead.
+// Chapter 27 demo: the report on stdout; with --trace, the diagram's trace records
+// instead.
 #include <string_view>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "ch27-self-attention: {}\n", evidence.error());
     return 1;
   }
-  fmt::print("{}", trace ? ch27::render_trace(*evidence) : ch27::render_report(*evidence));
+  fmt::print("{}",
+             trace ? ch27::render_trace(*evidence) : ch27::render_report(*evidence));
   return 0;
 }

@@ -1,7 +1,5 @@
 #include "evidence.hpp"
 
-#include "../common/expect.hpp"
-
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -16,6 +14,8 @@
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/tensor/softmax.hpp>
 
+#include "../common/expect.hpp"
+
 namespace ch28 {
 
 namespace ag = llmfs::autograd;
@@ -24,14 +24,16 @@ using llmfs::tensor::Shape;
 
 namespace {
 
-// The fixtures are constants: a failed step is a bug in the program, reported with its stage.
+// The fixtures are constants: a failed step is a bug in the program, reported with its
+// stage.
 using snippets::guarded;
 using snippets::ok;
 
 template <std::size_t N>
 Tensor make(Shape shape, const std::array<double, N>& values) {
-  return ok(Tensor::from(std::move(shape), std::vector<double>(values.begin(), values.end())),
-            "fixture tensor");
+  return ok(
+      Tensor::from(std::move(shape), std::vector<double>(values.begin(), values.end())),
+      "fixture tensor");
 }
 
 std::vector<double> row_sums(const Tensor& weights) {
@@ -39,7 +41,8 @@ std::vector<double> row_sums(const Tensor& weights) {
   std::vector<double> sums;
   for (std::size_t start = 0; keys > 0 && start < weights.size(); start += keys) {
     double total = 0.0;
-    for (std::size_t j = 0; j < keys; ++j) total += weights.values()[start + j];
+    for (std::size_t j = 0; j < keys; ++j)
+      total += weights.values()[start + j];
     sums.push_back(total);
   }
   return sums;
@@ -48,23 +51,28 @@ std::vector<double> row_sums(const Tensor& weights) {
 Tensor with_last_token(const Tensor& input, std::array<double, kWidth> row) {
   Tensor changed = input;
   auto values = changed.mutable_values();
-  for (std::size_t c = 0; c < kWidth; ++c) values[(kTokens - 1) * kWidth + c] = row[c];
+  for (std::size_t c = 0; c < kWidth; ++c)
+    values[(kTokens - 1) * kWidth + c] = row[c];
   return changed;
 }
 
 }  // namespace
 
-bool row_bitwise_equal(const Tensor& a, const Tensor& b, std::size_t row, std::size_t width) {
+bool row_bitwise_equal(const Tensor& a, const Tensor& b, std::size_t row,
+                       std::size_t width) {
   for (std::size_t c = 0; c < width; ++c) {
     const double x = a.values()[row * width + c];
     const double y = b.values()[row * width + c];
-    if (std::bit_cast<std::uint64_t>(x) != std::bit_cast<std::uint64_t>(y)) return false;
+    if (std::bit_cast<std::uint64_t>(x) != std::bit_cast<std::uint64_t>(y))
+      return false;
   }
   return true;
 }
 
-std::expected<CausalPass, std::string> run_causal(const Tensor& input, const Tensor& query_weight,
-                                                  const Tensor& key_weight, const Tensor& value_weight) {
+std::expected<CausalPass, std::string> run_causal(const Tensor& input,
+                                                  const Tensor& query_weight,
+                                                  const Tensor& key_weight,
+                                                  const Tensor& value_weight) {
   return guarded([&] {
     ag::Tape tape;
     const auto x = tape.constant(input);
@@ -132,11 +140,15 @@ std::expected<Evidence, std::string> gather_evidence() {
         auto q = ag::matmul(in[0], in[1]);
         auto k = ag::matmul(in[0], in[2]);
         auto v = ag::matmul(in[0], in[3]);
-        if (!q || !k || !v) return std::unexpected(!q ? q.error() : !k ? k.error() : v.error());
+        if (!q || !k || !v)
+          return std::unexpected(!q ? q.error() : !k ? k.error() : v.error());
         auto head = at::causal_self_attention(*q, *k, *v);
         if (!head) {
-          return std::unexpected(ag::AutogradError{ag::AutogradErrorCode::invalid_argument,
-                                                   "causal head", fmt::format("{}", head.error()), {}});
+          return std::unexpected(
+              ag::AutogradError{ag::AutogradErrorCode::invalid_argument,
+                                "causal head",
+                                fmt::format("{}", head.error()),
+                                {}});
         }
         auto weighted = ag::multiply(head->output, tape.constant(upstream));
         if (!weighted) return std::unexpected(weighted.error());
@@ -147,11 +159,13 @@ std::expected<Evidence, std::string> gather_evidence() {
     auto gradients_of = [&](const ag::LossBuilder& loss) {
       ag::Tape tape;
       std::vector<ag::TensorValue> leaves;
-      for (const auto& tensor : inputs) leaves.push_back(tape.parameter(tensor));
+      for (const auto& tensor : inputs)
+        leaves.push_back(tape.parameter(tensor));
       const auto value = ok(loss(tape, leaves), "loss");
       ok(ag::backward(value, Tensor::scalar(1.0)), "backward");
       std::vector<Tensor> out{ok(value.value(), "read loss")};
-      for (const auto& leaf : leaves) out.push_back(ok(leaf.gradient(), "read gradient"));
+      for (const auto& leaf : leaves)
+        out.push_back(ok(leaf.gradient(), "read gradient"));
       return out;
     };
     const auto full = gradients_of(loss_with(grads.upstream));
@@ -161,10 +175,12 @@ std::expected<Evidence, std::string> gather_evidence() {
     grads.key_weight_gradient = full[3];
     grads.value_weight_gradient = full[4];
     grads.check = ok(ag::check_gradients(loss_with(grads.upstream), inputs,
-                                         {kGradStep, kGradTolerance}), "gradcheck");
+                                         {kGradStep, kGradTolerance}),
+                     "gradcheck");
     // A loss that reads rows 0 and 1 only: no gradient may reach token 2
     Tensor early = grads.upstream;
-    for (std::size_t c = 0; c < kWidth; ++c) early.mutable_values()[(kTokens - 1) * kWidth + c] = 0.0;
+    for (std::size_t c = 0; c < kWidth; ++c)
+      early.mutable_values()[(kTokens - 1) * kWidth + c] = 0.0;
     const auto barrier = gradients_of(loss_with(early));
     const auto row_2 = barrier[1].values().subspan((kTokens - 1) * kWidth, kWidth);
     grads.barrier_gradient_row_2.assign(row_2.begin(), row_2.end());
@@ -172,10 +188,12 @@ std::expected<Evidence, std::string> gather_evidence() {
     // Typed errors, each call wrong in one way
     auto refused = [](const Tensor& q, const Tensor& k) {
       ag::Tape tape;
-      auto head = at::causal_self_attention(tape.constant(q), tape.constant(k), tape.constant(k));
+      auto head = at::causal_self_attention(tape.constant(q), tape.constant(k),
+                                            tape.constant(k));
       return head ? std::string("accepted") : fmt::format("{}", head.error());
     };
-    evidence.errors.empty_tokens = refused(Tensor::zeros(Shape{1, 0, 2}), Tensor::zeros(Shape{1, 0, 2}));
+    evidence.errors.empty_tokens =
+        refused(Tensor::zeros(Shape{1, 0, 2}), Tensor::zeros(Shape{1, 0, 2}));
     evidence.errors.token_mismatch = refused(input, Tensor::zeros(Shape{1, 2, 2}));
     const double blocked = -std::numeric_limits<double>::infinity();
     const auto all_blocked = llmfs::tensor::softmax_last_axis(
@@ -184,7 +202,9 @@ std::expected<Evidence, std::string> gather_evidence() {
         all_blocked ? std::string("accepted") : fmt::format("{}", all_blocked.error());
 
     const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
-    evidence.empty_batch_output = ok(run_causal(none, identity, identity, identity), "empty batch").output.shape();
+    evidence.empty_batch_output =
+        ok(run_causal(none, identity, identity, identity), "empty batch")
+            .output.shape();
     evidence.exercises = ok(exercise_answers(), "exercises");
     return evidence;
   });

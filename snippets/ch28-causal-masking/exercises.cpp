@@ -24,7 +24,8 @@ Tensor fixture_tensor(Shape shape, std::vector<double> values) {
 std::pair<std::size_t, std::size_t> allowed_and_blocked(std::size_t tokens) {
   const Tensor mask = llmfs::attention::causal_mask(tokens).value();
   std::size_t blocked = 0;
-  for (double entry : mask.values()) blocked += std::isinf(entry) ? 1 : 0;
+  for (double entry : mask.values())
+    blocked += std::isinf(entry) ? 1 : 0;
   return {mask.size() - blocked, blocked};
 }
 
@@ -33,13 +34,16 @@ Tensor finite_mask_output(const Tensor& x, double blocked, Tensor* weights_out) 
   const std::size_t tokens = x.shape()[1];
   Tensor mask = Tensor::zeros(Shape{tokens, tokens});
   for (std::size_t i = 0; i < tokens; ++i) {
-    for (std::size_t j = i + 1; j < tokens; ++j) mask.mutable_values()[i * tokens + j] = blocked;
+    for (std::size_t j = i + 1; j < tokens; ++j)
+      mask.mutable_values()[i * tokens + j] = blocked;
   }
   const Tensor x_t = llmfs::tensor::transpose(x, 1, 2).value();
-  const Tensor scores = llmfs::tensor::scale(llmfs::tensor::matmul(x, x_t).value(),
-                                             1.0 / std::sqrt(2.0)).value();
+  const Tensor scores =
+      llmfs::tensor::scale(llmfs::tensor::matmul(x, x_t).value(), 1.0 / std::sqrt(2.0))
+          .value();
   const Tensor weights =
-      llmfs::tensor::softmax_last_axis(llmfs::tensor::add(scores, mask).value()).value();
+      llmfs::tensor::softmax_last_axis(llmfs::tensor::add(scores, mask).value())
+          .value();
   if (weights_out != nullptr) *weights_out = weights;
   return llmfs::tensor::matmul(weights, x).value();
 }
@@ -78,8 +82,10 @@ std::expected<ExerciseAnswers, std::string> exercise_answers() {
   // 4. The last row against Chapter 27's unmasked head
   const auto unmasked = run_unmasked(input);
   if (!unmasked) return std::unexpected(unmasked.error());
-  answers.e4_weights_row_equal = row_bitwise_equal(original->weights, (*unmasked)[0], 2, 3);
-  answers.e4_output_row_equal = row_bitwise_equal(original->output, (*unmasked)[1], 2, 2);
+  answers.e4_weights_row_equal =
+      row_bitwise_equal(original->weights, (*unmasked)[0], 2, 3);
+  answers.e4_output_row_equal =
+      row_bitwise_equal(original->output, (*unmasked)[1], 2, 2);
 
   // 5. A finite mask of −10 instead of −∞
   Tensor weights;

@@ -1,4 +1,5 @@
-// Chapter 28 demo: the report on stdout; with --trace, the diagram's trace records instead.
+// Chapter 28 demo: the report on stdout; with --trace, the diagram's trace records
+// instead.
 #include <string_view>
 
 #include <fmt/format.h>
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "ch28-causal-masking: {}\n", evidence.error());
     return 1;
   }
-  fmt::print("{}", trace ? ch28::render_trace(*evidence) : ch28::render_report(*evidence));
+  fmt::print("{}",
+             trace ? ch28::render_trace(*evidence) : ch28::render_report(*evidence));
   return 0;
 }

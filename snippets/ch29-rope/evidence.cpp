@@ -2,8 +2,6 @@
 
 #include "evidence.hpp"
 
-#include "../common/expect.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,6 +14,8 @@
 #include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
+
+#include "../common/expect.hpp"
 
 namespace ch29 {
 
@@ -36,7 +36,8 @@ std::vector<double> row_norms(const Tensor& rows) {
   std::vector<double> norms;
   for (std::size_t start = 0; start < values.size(); start += width) {
     double sum = 0.0;
-    for (std::size_t j = 0; j < width; ++j) sum += values[start + j] * values[start + j];
+    for (std::size_t j = 0; j < width; ++j)
+      sum += values[start + j] * values[start + j];
     norms.push_back(std::sqrt(sum));
   }
   return norms;
@@ -46,7 +47,7 @@ std::vector<double> row_norms(const Tensor& rows) {
 
 std::expected<RotaryEmbedding, std::string> fixture_rope() {
   return need(RotaryEmbedding::create(Fixture::width, Fixture::capacity, Fixture::base),
-               "fixture RoPE");
+              "fixture RoPE");
 }
 
 Tensor fixture_content_rows() {
@@ -57,19 +58,22 @@ Tensor fixture_content_rows() {
 }
 
 Tensor fixture_value_rows() {
-  return *Tensor::from(Shape{1, Fixture::tokens, Fixture::width},
-                       std::vector<double>(Fixture::values.begin(), Fixture::values.end()));
+  return *Tensor::from(
+      Shape{1, Fixture::tokens, Fixture::width},
+      std::vector<double>(Fixture::values.begin(), Fixture::values.end()));
 }
 
 // region: relative-scores
 // Rotate queries and keys at one offset, then compare every pair of positions:
 // S[p][s] = q̃_p · k̃_s, unscaled, so the numbers match the chapter's cosines.
 std::expected<RelativeScores, std::string> relative_scores(const RotaryEmbedding& rope,
-                                                          const Tensor& query, const Tensor& key,
-                                                          std::size_t offset) {
+                                                           const Tensor& query,
+                                                           const Tensor& key,
+                                                           std::size_t offset) {
   // query, key: [1, T, d] -> scores: [1, T, T]
   ag::Tape tape;
-  auto rotated_query = need(rope.rotate(tape.constant(query), offset), "rotate queries");
+  auto rotated_query =
+      need(rope.rotate(tape.constant(query), offset), "rotate queries");
   if (!rotated_query) return std::unexpected(rotated_query.error());
   auto rotated_key = need(rope.rotate(tape.constant(key), offset), "rotate keys");
   if (!rotated_key) return std::unexpected(rotated_key.error());
@@ -77,7 +81,8 @@ std::expected<RelativeScores, std::string> relative_scores(const RotaryEmbedding
   if (!key_columns) return std::unexpected(key_columns.error());
   auto scores = need(ag::matmul(*rotated_query, *key_columns), "score table");
   if (!scores) return std::unexpected(scores.error());
-  return RelativeScores{*rotated_query->value(), *rotated_key->value(), *scores->value()};
+  return RelativeScores{*rotated_query->value(), *rotated_key->value(),
+                        *scores->value()};
 }
 
 double max_difference(const Tensor& a, const Tensor& b) {
@@ -96,7 +101,8 @@ double max_diagonal_spread(const Tensor& scores) {
   for (std::size_t p = 0; p < tokens; ++p) {
     for (std::size_t k = 0; k < tokens; ++k) {
       const std::size_t shift = std::min(p, k);
-      spread = std::max(spread, std::abs(s[p * tokens + k] - s[(p - shift) * tokens + (k - shift)]));
+      spread = std::max(
+          spread, std::abs(s[p * tokens + k] - s[(p - shift) * tokens + (k - shift)]));
     }
   }
   return spread;
@@ -104,11 +110,14 @@ double max_diagonal_spread(const Tensor& scores) {
 // endregion: relative-scores
 
 // region: value-policy
-// Only queries and keys are rotated: the weights then depend on gaps alone, and the values
-// they average keep no trace of absolute position. The contrast rotates the values too.
+// Only queries and keys are rotated: the weights then depend on gaps alone, and the
+// values they average keep no trace of absolute position. The contrast rotates the
+// values too.
 std::expected<ValuePolicy, std::string> value_policy(const RotaryEmbedding& rope,
-                                                    const Tensor& query, const Tensor& key,
-                                                    const Tensor& value, std::size_t offset) {
+                                                     const Tensor& query,
+                                                     const Tensor& key,
+                                                     const Tensor& value,
+                                                     std::size_t offset) {
   // query, key, value: [1, T, d] -> weights [1, T, T], outputs [1, T, d]
   ag::Tape tape;
   auto q = need(rope.rotate(tape.constant(query), offset), "rotate queries");
@@ -116,7 +125,8 @@ std::expected<ValuePolicy, std::string> value_policy(const RotaryEmbedding& rope
   auto k = need(rope.rotate(tape.constant(key), offset), "rotate keys");
   if (!k) return std::unexpected(k.error());
   const ag::TensorValue v = tape.constant(value);  // the values stay as they are
-  auto attention = need(llmfs::attention::causal_self_attention(*q, *k, v), "causal attention");
+  auto attention =
+      need(llmfs::attention::causal_self_attention(*q, *k, v), "causal attention");
   if (!attention) return std::unexpected(attention.error());
 
   // What the layer does NOT do: rotate the values by their own positions as well
@@ -124,19 +134,22 @@ std::expected<ValuePolicy, std::string> value_policy(const RotaryEmbedding& rope
   if (!v_rotated) return std::unexpected(v_rotated.error());
   auto contrast = need(ag::matmul(attention->weights, *v_rotated), "contrast output");
   if (!contrast) return std::unexpected(contrast.error());
-  return ValuePolicy{*attention->weights.value(), *attention->output.value(), *contrast->value()};
+  return ValuePolicy{*attention->weights.value(), *attention->output.value(),
+                     *contrast->value()};
 }
 // endregion: value-policy
 
 namespace {
 
-std::expected<OffsetRun, std::string> run_at(const RotaryEmbedding& rope, std::size_t offset) {
+std::expected<OffsetRun, std::string> run_at(const RotaryEmbedding& rope,
+                                             std::size_t offset) {
   const Tensor rows = fixture_content_rows();
   auto relative = relative_scores(rope, rows, rows, offset);
   if (!relative) return std::unexpected(relative.error());
   auto attention = value_policy(rope, rows, rows, fixture_value_rows(), offset);
   if (!attention) return std::unexpected(attention.error());
-  OffsetRun run{offset, std::move(*relative), std::move(*attention), {}, row_norms(rows), {}};
+  OffsetRun run{offset, std::move(*relative), std::move(*attention),
+                {},     row_norms(rows),      {}};
   run.norms_after = row_norms(run.relative.rotated_query);
   for (std::size_t t = 0; t < Fixture::tokens; ++t)
     for (const double theta : rope.frequencies())
@@ -150,16 +163,22 @@ ErrorCases error_cases(const RotaryEmbedding& rope) {
   };
   const Tensor rows = fixture_content_rows();
   ErrorCases errors;
-  errors.zero_width = message(RotaryEmbedding::create(0, Fixture::capacity, Fixture::base));
-  errors.odd_width = message(RotaryEmbedding::create(3, Fixture::capacity, Fixture::base));
-  errors.base = message(RotaryEmbedding::create(Fixture::width, Fixture::capacity, 1.0));
-  errors.zero_capacity = message(RotaryEmbedding::create(Fixture::width, 0, Fixture::base));
+  errors.zero_width =
+      message(RotaryEmbedding::create(0, Fixture::capacity, Fixture::base));
+  errors.odd_width =
+      message(RotaryEmbedding::create(3, Fixture::capacity, Fixture::base));
+  errors.base =
+      message(RotaryEmbedding::create(Fixture::width, Fixture::capacity, 1.0));
+  errors.zero_capacity =
+      message(RotaryEmbedding::create(Fixture::width, 0, Fixture::base));
   errors.capacity = message(rope.rotate(rows, Fixture::offsets[1] + 1));
-  errors.offset_overflow = message(rope.rotate(rows, std::numeric_limits<std::size_t>::max() - 1));
+  errors.offset_overflow =
+      message(rope.rotate(rows, std::numeric_limits<std::size_t>::max() - 1));
   return errors;
 }
 
-std::expected<GradientEvidence, std::string> gradient_evidence(const RotaryEmbedding& rope) {
+std::expected<GradientEvidence, std::string> gradient_evidence(
+    const RotaryEmbedding& rope) {
   // Loss: Σ RoPE(x) ⊙ u with a fixed upstream u; the analytic gradient is R(−pθ) u.
   const Tensor upstream =
       *Tensor::from(Shape{1, Fixture::tokens, Fixture::width},
@@ -169,8 +188,10 @@ std::expected<GradientEvidence, std::string> gradient_evidence(const RotaryEmbed
     auto rotated = rope.rotate(inputs[0], Fixture::offsets[1]);
     if (!rotated) {
       if (rotated.error().cause) return std::unexpected(*rotated.error().cause);
-      return std::unexpected(ag::AutogradError{ag::AutogradErrorCode::invalid_argument, "rope",
-                                               fmt::format("{}", rotated.error()), {}});
+      return std::unexpected(ag::AutogradError{ag::AutogradErrorCode::invalid_argument,
+                                               "rope",
+                                               fmt::format("{}", rotated.error()),
+                                               {}});
     }
     auto weighted = ag::multiply(*rotated, tape.constant(upstream));
     if (!weighted) return std::unexpected(weighted.error());
@@ -204,20 +225,22 @@ std::expected<Evidence, std::string> gather_evidence() {
   const OffsetRun& shifted = evidence.runs[1];
   evidence.score_shift_difference =
       max_difference(first.relative.scores, shifted.relative.scores);
-  evidence.score_diagonal_spread = std::max(max_diagonal_spread(first.relative.scores),
-                                            max_diagonal_spread(shifted.relative.scores));
+  evidence.score_diagonal_spread =
+      std::max(max_diagonal_spread(first.relative.scores),
+               max_diagonal_spread(shifted.relative.scores));
   evidence.weight_shift_difference =
       max_difference(first.attention.weights, shifted.attention.weights);
   evidence.output_shift_difference =
       max_difference(first.attention.output, shifted.attention.output);
   for (const OffsetRun& run : evidence.runs)
     for (std::size_t t = 0; t < Fixture::tokens; ++t)
-      evidence.norm_difference = std::max(evidence.norm_difference,
-                                          std::abs(run.norms_after[t] - run.norms_before[t]));
-  evidence.position0_output_is_v0 = std::ranges::all_of(evidence.runs, [&](const OffsetRun& run) {
-    return std::ranges::equal(run.attention.output.values().first(Fixture::width),
-                              evidence.values.values().first(Fixture::width));
-  });
+      evidence.norm_difference = std::max(
+          evidence.norm_difference, std::abs(run.norms_after[t] - run.norms_before[t]));
+  evidence.position0_output_is_v0 =
+      std::ranges::all_of(evidence.runs, [&](const OffsetRun& run) {
+        return std::ranges::equal(run.attention.output.values().first(Fixture::width),
+                                  evidence.values.values().first(Fixture::width));
+      });
   auto gradient = gradient_evidence(*rope);
   if (!gradient) return std::unexpected(gradient.error());
   evidence.gradient = *gradient;

@@ -1,5 +1,6 @@
 #pragma once
-// Chapter 29, rotary position embedding: the frozen fixture and everything the chapter shows.
+// Chapter 29, rotary position embedding: the frozen fixture and everything the chapter
+// shows.
 
 #include <array>
 #include <cstddef>
@@ -32,8 +33,10 @@ struct Fixture {
 };
 // endregion: fixture
 
-/// The fixture's layer; `tokens` rows of `content` as a `[1, T, d]` tensor; the value rows.
-[[nodiscard]] std::expected<llmfs::attention::RotaryEmbedding, std::string> fixture_rope();
+/// The fixture's layer; `tokens` rows of `content` as a `[1, T, d]` tensor; the value
+/// rows.
+[[nodiscard]] std::expected<llmfs::attention::RotaryEmbedding, std::string>
+fixture_rope();
 [[nodiscard]] llmfs::tensor::Tensor fixture_content_rows();
 [[nodiscard]] llmfs::tensor::Tensor fixture_value_rows();
 
@@ -49,22 +52,25 @@ struct RelativeScores {
     const llmfs::attention::RotaryEmbedding& rope, const llmfs::tensor::Tensor& query,
     const llmfs::tensor::Tensor& key, std::size_t offset);
 
-/// Largest |a − b| over two score tables, and over each diagonal of one table (how far a
-/// table is from depending on the gap p − s alone).
-[[nodiscard]] double max_difference(const llmfs::tensor::Tensor& a, const llmfs::tensor::Tensor& b);
+/// Largest |a − b| over two score tables, and over each diagonal of one table (how far
+/// a table is from depending on the gap p − s alone).
+[[nodiscard]] double max_difference(const llmfs::tensor::Tensor& a,
+                                    const llmfs::tensor::Tensor& b);
 [[nodiscard]] double max_diagonal_spread(const llmfs::tensor::Tensor& scores);
 
-/// Causal attention on rotated queries and keys: the real layer (values unrotated) and the
-/// contrast that rotates the values as well.
+/// Causal attention on rotated queries and keys: the real layer (values unrotated) and
+/// the contrast that rotates the values as well.
 struct ValuePolicy {
-  llmfs::tensor::Tensor weights;                  ///< [1, T, T]
-  llmfs::tensor::Tensor output;                   ///< [1, T, d], weights · V
-  llmfs::tensor::Tensor output_if_values_rotated;  ///< [1, T, d], weights · RoPE(V): not done
+  llmfs::tensor::Tensor weights;  ///< [1, T, T]
+  llmfs::tensor::Tensor output;   ///< [1, T, d], weights · V
+  llmfs::tensor::Tensor
+      output_if_values_rotated;  ///< [1, T, d], weights · RoPE(V): not done
 };
 
 [[nodiscard]] std::expected<ValuePolicy, std::string> value_policy(
     const llmfs::attention::RotaryEmbedding& rope, const llmfs::tensor::Tensor& query,
-    const llmfs::tensor::Tensor& key, const llmfs::tensor::Tensor& value, std::size_t offset);
+    const llmfs::tensor::Tensor& key, const llmfs::tensor::Tensor& value,
+    std::size_t offset);
 
 /// Everything at one offset of the fixture.
 struct OffsetRun {
@@ -97,16 +103,16 @@ struct GradientEvidence {
 
 /// The exercise answers, each computed with the library.
 struct ExerciseAnswers {
-  std::vector<double> rates_width8_base10000;   ///< 1
-  double slow_pair_period = 0.0;                ///< 2: 2π/θ_1 of the fixture
-  double score_5_2 = 0.0;                       ///< 3: content at query 5, key 2
-  double score_3_0 = 0.0;                       ///< 3: the same gap from offset 0
-  std::size_t largest_offset = 0;               ///< 4
-  std::string first_invalid;                    ///< 4: the error of largest_offset + 1
-  std::vector<double> position0_real;           ///< 5: output row 0 at offset 3
-  std::vector<double> position0_values_rotated; ///< 5: the same if values were rotated
-  std::vector<double> counter_rotated_row;      ///< 6: R(-2)[1,0]
-  std::vector<double> counter_rotated_result;   ///< 6: RoPE at position 2 of that row
+  std::vector<double> rates_width8_base10000;    ///< 1
+  double slow_pair_period = 0.0;                 ///< 2: 2π/θ_1 of the fixture
+  double score_5_2 = 0.0;                        ///< 3: content at query 5, key 2
+  double score_3_0 = 0.0;                        ///< 3: the same gap from offset 0
+  std::size_t largest_offset = 0;                ///< 4
+  std::string first_invalid;                     ///< 4: the error of largest_offset + 1
+  std::vector<double> position0_real;            ///< 5: output row 0 at offset 3
+  std::vector<double> position0_values_rotated;  ///< 5: the same if values were rotated
+  std::vector<double> counter_rotated_row;       ///< 6: R(-2)[1,0]
+  std::vector<double> counter_rotated_result;    ///< 6: RoPE at position 2 of that row
 };
 
 [[nodiscard]] std::expected<ExerciseAnswers, std::string> answer_exercises();

@@ -1,4 +1,5 @@
-// Chapter 29: the exercise answers, each computed with the library rather than typed in.
+// Chapter 29: the exercise answers, each computed with the library rather than typed
+// in.
 
 #include <cmath>
 #include <numbers>
@@ -21,13 +22,14 @@ std::vector<double> to_vector(std::span<const double> values) {
 }
 
 // q̃·k̃ for the fixture's content rotated to query position p and key position s.
-std::expected<double, std::string> content_score(const RotaryEmbedding& rope, std::size_t p,
-                                                 std::size_t s) {
+std::expected<double, std::string> content_score(const RotaryEmbedding& rope,
+                                                 std::size_t p, std::size_t s) {
   const Tensor row = *Tensor::from(Shape{1, Fixture::width},
                                    to_vector(Fixture::content));  // one token: [T=1, d]
   auto query = rope.rotate(row, p);
   auto key = rope.rotate(row, s);
-  if (!query || !key) return std::unexpected(std::string("exercise 3: position out of range"));
+  if (!query || !key)
+    return std::unexpected(std::string("exercise 3: position out of range"));
   double score = 0.0;
   for (std::size_t j = 0; j < Fixture::width; ++j)
     score += query->values()[j] * key->values()[j];
@@ -60,14 +62,16 @@ std::expected<ExerciseAnswers, std::string> answer_exercises() {
   // 4. The largest offset that fits T = 3 tokens, and the error one step beyond it
   const Tensor rows = fixture_content_rows();
   std::size_t fitting = 0;  // offsets 0, 1, ... that the capacity accepts
-  while (rope->rotate(rows, fitting)) ++fitting;
+  while (rope->rotate(rows, fitting))
+    ++fitting;
   if (fitting == 0) return std::unexpected(std::string("exercise 4: no offset fits"));
   answers.largest_offset = fitting - 1;
   auto beyond = rope->rotate(rows, fitting);
   answers.first_invalid = beyond ? "accepted" : fmt::format("{}", beyond.error());
 
   // 5. Position 0's output at offset 3: the real layer, and with rotated values
-  auto policy = value_policy(*rope, rows, rows, fixture_value_rows(), Fixture::offsets[1]);
+  auto policy =
+      value_policy(*rope, rows, rows, fixture_value_rows(), Fixture::offsets[1]);
   if (!policy) return std::unexpected(policy.error());
   answers.position0_real = to_vector(policy->output.values().first(Fixture::width));
   answers.position0_values_rotated =
@@ -79,7 +83,8 @@ std::expected<ExerciseAnswers, std::string> answer_exercises() {
   const double c = pair->cos_table().values()[2];  // cos(2·θ_0), θ_0 = 1
   const double s = pair->sin_table().values()[2];
   answers.counter_rotated_row = {c, -s};
-  auto turned = pair->rotate(*Tensor::from(Shape{1, 2}, answers.counter_rotated_row), 2);
+  auto turned =
+      pair->rotate(*Tensor::from(Shape{1, 2}, answers.counter_rotated_row), 2);
   if (!turned) return std::unexpected(fmt::format("exercise 6: {}", turned.error()));
   answers.counter_rotated_result = to_vector(turned->values());
   return answers;

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "ch29-rope: {}\n", evidence.error());
     return 1;
   }
-  fmt::print("{}", trace ? ch29::render_trace(*evidence) : ch29::render_report(*evidence));
+  fmt::print("{}",
+             trace ? ch29::render_trace(*evidence) : ch29::render_report(*evidence));
   return 0;
 }

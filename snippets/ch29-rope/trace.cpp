@@ -18,7 +18,8 @@ using llmfs::report::Record;
 
 namespace {
 
-std::vector<double> slice(std::span<const double> values, std::size_t start, std::size_t count) {
+std::vector<double> slice(std::span<const double> values, std::size_t start,
+                          std::size_t count) {
   return {values.begin() + static_cast<std::ptrdiff_t>(start),
           values.begin() + static_cast<std::ptrdiff_t>(start + count)};
 }
@@ -33,18 +34,20 @@ std::string render_trace(const Evidence& e) {
   constexpr std::size_t pairs = Fixture::width / 2;
   constexpr std::size_t tokens = Fixture::tokens;
   std::vector<std::string> lines;
-  const std::string offsets = fmt::format("[{},{}]", Fixture::offsets[0], Fixture::offsets[1]);
+  const std::string offsets =
+      fmt::format("[{},{}]", Fixture::offsets[0], Fixture::offsets[1]);
 
-  lines.push_back(Record("CONFIG")
-                      .field("width", Fixture::width)
-                      .field("pairs", pairs)
-                      .field("base", Fixture::base)
-                      .field("capacity", Fixture::capacity)
-                      .field("tokens", tokens)
-                      .field("offsets", std::string_view(offsets))
-                      .field("content", std::span<const double>(Fixture::content))
-                      .field("scale", 1.0 / std::sqrt(static_cast<double>(Fixture::width)))
-                      .str());
+  lines.push_back(
+      Record("CONFIG")
+          .field("width", Fixture::width)
+          .field("pairs", pairs)
+          .field("base", Fixture::base)
+          .field("capacity", Fixture::capacity)
+          .field("tokens", tokens)
+          .field("offsets", std::string_view(offsets))
+          .field("content", std::span<const double>(Fixture::content))
+          .field("scale", 1.0 / std::sqrt(static_cast<double>(Fixture::width)))
+          .str());
   for (std::size_t i = 0; i < pairs; ++i) {
     const std::string coordinates = fmt::format("[{},{}]", 2 * i, 2 * i + 1);
     lines.push_back(Record("RATE")
@@ -89,7 +92,8 @@ std::string render_trace(const Evidence& e) {
           .field("gap", static_cast<long long>(p) - static_cast<long long>(s))
           .field("visible", s <= p);
       for (const OffsetRun& run : e.runs)
-        record.field(fmt::format("offset_{}", run.offset), run.relative.scores.values()[p * tokens + s]);
+        record.field(fmt::format("offset_{}", run.offset),
+                     run.relative.scores.values()[p * tokens + s]);
       lines.push_back(record.str());
     }
   }
@@ -98,7 +102,8 @@ std::string render_trace(const Evidence& e) {
     record.field("query", p);
     for (const OffsetRun& run : e.runs)
       record.field(fmt::format("offset_{}", run.offset),
-                   std::span<const double>(slice(run.attention.weights.values(), p * tokens, tokens)));
+                   std::span<const double>(
+                       slice(run.attention.weights.values(), p * tokens, tokens)));
     lines.push_back(record.str());
   }
   for (std::size_t t = 0; t < tokens; ++t) {
@@ -106,23 +111,28 @@ std::string render_trace(const Evidence& e) {
     record.field("token", t);
     for (const OffsetRun& run : e.runs)
       record.field(fmt::format("offset_{}", run.offset),
-                   std::span<const double>(slice(run.attention.output.values(), t * Fixture::width,
-                                                 Fixture::width)));
+                   std::span<const double>(slice(run.attention.output.values(),
+                                                 t * Fixture::width, Fixture::width)));
     const OffsetRun& last = e.runs.back();
-    record.field(fmt::format("values_rotated_offset_{}", last.offset),
-                 std::span<const double>(slice(last.attention.output_if_values_rotated.values(),
-                                               t * Fixture::width, Fixture::width)));
+    record.field(
+        fmt::format("values_rotated_offset_{}", last.offset),
+        std::span<const double>(slice(last.attention.output_if_values_rotated.values(),
+                                      t * Fixture::width, Fixture::width)));
     lines.push_back(record.str());
   }
-  lines.push_back(Record("PROOF")
-                      .field("relative", verdict(std::max(e.score_diagonal_spread, e.score_shift_difference),
-                                                 "same-gap-same-score", "violated"))
-                      .field("shared_offset", verdict(e.weight_shift_difference, "weights-preserved", "changed"))
-                      .field("outputs", verdict(e.output_shift_difference, "outputs-preserved", "changed"))
-                      .field("norms", verdict(e.norm_difference, "preserved", "changed"))
-                      .field("values", e.position0_output_is_v0 ? "unrotated" : "rotated")
-                      .field("tolerance", "0.000000000001")
-                      .str());
+  lines.push_back(
+      Record("PROOF")
+          .field("relative",
+                 verdict(std::max(e.score_diagonal_spread, e.score_shift_difference),
+                         "same-gap-same-score", "violated"))
+          .field("shared_offset",
+                 verdict(e.weight_shift_difference, "weights-preserved", "changed"))
+          .field("outputs",
+                 verdict(e.output_shift_difference, "outputs-preserved", "changed"))
+          .field("norms", verdict(e.norm_difference, "preserved", "changed"))
+          .field("values", e.position0_output_is_v0 ? "unrotated" : "rotated")
+          .field("tolerance", "0.000000000001")
+          .str());
   return fmt::format("{}\n", fmt::join(lines, "\n"));
 }
 

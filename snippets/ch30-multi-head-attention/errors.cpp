@@ -1,6 +1,7 @@
 // One refused configuration or input per typed error of the multi-head layer.
 
 #include <limits>
+
 #include <llmfs/nn/splitmix64.hpp>
 
 #include "evidence.hpp"

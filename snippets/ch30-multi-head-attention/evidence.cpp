@@ -9,11 +9,12 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <set>
+
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/parameters.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
-#include <set>
 
 namespace ch30 {
 
@@ -64,7 +65,8 @@ Tensor fixture_input() {
 
 Tensor identity(std::size_t width) {
   std::vector<double> values(width * width, 0.0);
-  for (std::size_t i = 0; i < width; ++i) values[i * width + i] = 1.0;
+  for (std::size_t i = 0; i < width; ++i)
+    values[i * width + i] = 1.0;
   return make({width, width}, std::move(values));
 }
 
@@ -381,7 +383,8 @@ std::expected<Evidence, Failure> gather_evidence() {
       {&a.prefix_perturbed_output, &b.prefix_perturbed_output},
       {&a.input_gradient, &b.input_gradient},
   };
-  for (auto [x, y] : pairs) same = same && same_bits(*x, *y);
+  for (auto [x, y] : pairs)
+    same = same && same_bits(*x, *y);
   for (std::size_t i = 0; i < 4; ++i)
     same = same && same_bits(a.parameter_gradients[i], b.parameter_gradients[i]);
   evidence.replay_bitwise = same;

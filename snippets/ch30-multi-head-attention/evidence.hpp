@@ -2,20 +2,21 @@
 // Chapter 30's program: the frozen fixture, every value its report and trace print, and
 // the functions that gather and render them. The chapter's tests read the same structs.
 
-#include <fmt/format.h>
-
 #include <array>
 #include <cstddef>
 #include <expected>
-#include <llmfs/attention/multi_head.hpp>
-#include <llmfs/autograd/tape.hpp>
-#include <llmfs/tensor/shape.hpp>
-#include <llmfs/tensor/tensor.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
+
+#include <llmfs/attention/multi_head.hpp>
+#include <llmfs/autograd/tape.hpp>
+#include <llmfs/tensor/shape.hpp>
+#include <llmfs/tensor/tensor.hpp>
 
 #include "../common/expect.hpp"
 

@@ -35,9 +35,7 @@ std::vector<HeadChoice> classify_width_six() {
         case MultiHeadErrorCode::width_not_divisible:
           choice.verdict = "not_divisible";
           break;
-        default:
-          choice.verdict = fmt::format("{}", layer.error());
-          break;
+        default: choice.verdict = fmt::format("{}", layer.error()); break;
       }
     }
     choices.push_back(choice);
@@ -55,7 +53,8 @@ std::expected<std::vector<std::pair<std::string, Shape>>, Failure> trace_shapes(
                     "create the exercise-2 layer");
   if (!layer) return std::unexpected(layer.error());
   std::vector<double> values(batch * tokens * width);
-  for (double& v : values) v = rng.next_unit() - 0.5;
+  for (double& v : values)
+    v = rng.next_unit() - 0.5;
   auto x = tape.constant(*Tensor::from({batch, tokens, width}, std::move(values)));
   auto projected = need(layer->qkv().forward(x), "project the exercise-2 input");
   if (!projected) return std::unexpected(projected.error());

@@ -3,6 +3,7 @@
 // tables.
 
 #include <cmath>
+
 #include <llmfs/attention/causal.hpp>
 
 #include "evidence.hpp"
@@ -20,7 +21,8 @@ std::array<double, 2> weighted_context(
     std::array<double, 2> weights, std::array<std::array<double, 2>, 2> annotations) {
   std::array<double, 2> context{};
   for (std::size_t j = 0; j < 2; ++j)
-    for (std::size_t f = 0; f < 2; ++f) context[f] += weights[j] * annotations[j][f];
+    for (std::size_t f = 0; f < 2; ++f)
+      context[f] += weights[j] * annotations[j][f];
   return context;
 }
 
@@ -29,7 +31,8 @@ bool rows_normalized(const Tensor& table) {
   const std::size_t tokens = table.shape()[table.rank() - 1];
   for (std::size_t start = 0; start < table.size(); start += tokens) {
     double sum = 0.0;
-    for (std::size_t k = 0; k < tokens; ++k) sum += table.values()[start + k];
+    for (std::size_t k = 0; k < tokens; ++k)
+      sum += table.values()[start + k];
     if (std::abs(sum - 1.0) > kInvariantTolerance) return false;
   }
   return true;

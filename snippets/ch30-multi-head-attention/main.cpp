@@ -1,9 +1,9 @@
 // Chapter 30's demo: prints the report, or with --trace the diagram's records.
 
-#include <fmt/format.h>
-
 #include <cstdio>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "evidence.hpp"
 

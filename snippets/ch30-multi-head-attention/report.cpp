@@ -13,7 +13,9 @@ using llmfs::report::format_values;
 
 namespace {
 
-std::string flag(bool value) { return value ? "true" : "false"; }
+std::string flag(bool value) {
+  return value ? "true" : "false";
+}
 
 std::string join(const std::vector<std::string>& items) {
   return fmt::format("[{}]", fmt::join(items, ","));
@@ -21,7 +23,8 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string shapes_list(const std::vector<llmfs::tensor::Shape>& shapes) {
   std::vector<std::string> items;
-  for (const auto& shape : shapes) items.push_back(fmt::format("{}", shape));
+  for (const auto& shape : shapes)
+    items.push_back(fmt::format("{}", shape));
   return join(items);
 }
 

@@ -200,7 +200,8 @@ std::string render_trace(const Evidence& evidence) {
   records.push_back(proof_record(evidence));
 
   std::string text;
-  for (const Record& record : records) text += record.str() + "\n";
+  for (const Record& record : records)
+    text += record.str() + "\n";
   return text;
 }
 // endregion: trace-records

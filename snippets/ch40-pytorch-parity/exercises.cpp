@@ -16,9 +16,12 @@ ExerciseAnswers answer_exercises(const ExerciseConfig& c) {
   a.w_in_shape = Shape{d, 3 * d};
   a.w_o_shape = Shape{d, d};
 
-  // 2. Strides: view() keeps row-major strides; transpose(1,2) swaps two of them, so the
-  //    result is no longer row-major and view() on it must fail until contiguous() copies.
-  a.view_strides = llmfs::tensor::row_major_strides(Shape{c.batch, c.tokens, c.heads, c.head_width});
+  // 2. Strides: view() keeps row-major strides; transpose(1,2) swaps two of them, so
+  // the
+  //    result is no longer row-major and view() on it must fail until contiguous()
+  //    copies.
+  a.view_strides =
+      llmfs::tensor::row_major_strides(Shape{c.batch, c.tokens, c.heads, c.head_width});
   a.split_shape = Shape{c.batch, c.heads, c.tokens, c.head_width};
   a.split_strides = a.view_strides;
   std::swap(a.split_strides[1], a.split_strides[2]);
@@ -28,10 +31,12 @@ ExerciseAnswers answer_exercises(const ExerciseConfig& c) {
   // 3. The causal mask [1,1,T,T] broadcasts against scores [B,h,T,T].
   a.mask_shape = Shape{1, 1, c.tokens, c.tokens};
   a.scores_shape = Shape{c.batch, c.heads, c.tokens, c.tokens};
-  a.mask_broadcast_shape = *llmfs::tensor::broadcast_shapes(a.mask_shape, a.scores_shape, "mask");
+  a.mask_broadcast_shape =
+      *llmfs::tensor::broadcast_shapes(a.mask_shape, a.scores_shape, "mask");
   a.mask_line = "torch.tril(torch.ones(T, T, dtype=torch.bool))[None, None]";
 
-  // 4. Parameters: one [d, 3d] matrix or three [d, d] matrices hold the same 3d² scalars.
+  // 4. Parameters: one [d, 3d] matrix or three [d, d] matrices hold the same 3d²
+  // scalars.
   a.combined_parameters = d * 3 * d;
   a.separate_parameters = 3 * (d * d);
   return a;

@@ -11,14 +11,17 @@
 
 namespace ch40 {
 
-/// "<=1e-15": the smallest power of ten at or above a tiny error ("0" for an exact match).
+/// "<=1e-15": the smallest power of ten at or above a tiny error ("0" for an exact
+/// match).
 std::string decade(double value) {
   if (value == 0.0) return "0";
   return fmt::format("<=1e{}", static_cast<int>(std::ceil(std::log10(value))));
 }
 
 /// Three significant digits for measured float32 gaps, e.g. "6.29e-05".
-std::string sci(double value) { return fmt::format("{:.2e}", value); }
+std::string sci(double value) {
+  return fmt::format("{:.2e}", value);
+}
 
 namespace {
 
@@ -27,23 +30,29 @@ using llmfs::report::format_values;
 
 std::string parity_list(const std::vector<TensorParity>& tensors) {
   std::string out;
-  for (const auto& t : tensors) out += fmt::format("{}{}:{}", out.empty() ? "" : " ", t.name, decade(t.relative));
+  for (const auto& t : tensors)
+    out += fmt::format("{}{}:{}", out.empty() ? "" : " ", t.name, decade(t.relative));
   return out;
 }
 
 std::string failure_line(const std::string& prefix, const FailureOutcome& f) {
-  // The two output-bias runs get their own keys: a bias of zero (as nn.MultiheadAttention
-  // initialises it) and a bias that is not zero.
-  const char* suffix = f.mistake != Mistake::output_bias ? "" : f.bias == 0.0 ? "_zero" : "_nonzero";
+  // The two output-bias runs get their own keys: a bias of zero (as
+  // nn.MultiheadAttention initialises it) and a bias that is not zero.
+  const char* suffix = f.mistake != Mistake::output_bias ? ""
+                       : f.bias == 0.0                   ? "_zero"
+                                                         : "_nonzero";
   std::string line = fmt::format("{}{}{}=", prefix, mistake_name(f.mistake), suffix);
-  if (f.mistake == Mistake::output_bias) line += fmt::format("bias:{} ", format_number(f.bias));
+  if (f.mistake == Mistake::output_bias)
+    line += fmt::format("bias:{} ", format_number(f.bias));
   line += fmt::format("caught_by:{}", f.caught_by());
   if (f.error) {
     line += fmt::format(" error:{}", *f.error);
   } else {
-    line += fmt::format(" output_relative:{} parameters:{}/{}", format_number(f.relative), f.parameters,
-                        f.reference_parameters);
-    if (f.matches_torch_variant) line += fmt::format(" same_as_torch_mistake:{}", *f.matches_torch_variant);
+    line +=
+        fmt::format(" output_relative:{} parameters:{}/{}", format_number(f.relative),
+                    f.parameters, f.reference_parameters);
+    if (f.matches_torch_variant)
+      line += fmt::format(" same_as_torch_mistake:{}", *f.matches_torch_variant);
   }
   if (!f.torch_says.empty()) line += fmt::format(" torch:{}", f.torch_says);
   return line;
@@ -56,73 +65,95 @@ std::string render_report(const Evidence& e) {
   const auto& x = e.exercises;
   std::vector<std::string> lines{
       "chapter=40-pytorch-parity",
-      fmt::format("reference=torch {} {} data:tests/reference/data/ch40_*.txt", w.torch_version, w.blas),
-      fmt::format("config=batch:{} tokens:{} heads:{} d_head:{} d_model:{} seed:123 mask:additive-causal "
+      fmt::format("reference=torch {} {} data:tests/reference/data/ch40_*.txt",
+                  w.torch_version, w.blas),
+      fmt::format("config=batch:{} tokens:{} heads:{} d_head:{} d_model:{} seed:123 "
+                  "mask:additive-causal "
                   "bias:false positions:none",
                   kBatch, kTokens, kHeads, kHeadWidth, kWidth),
-      fmt::format("shapes=X:{} QKV:{} Q_K_V:{} split:{} scores_weights:{} mask:{} head_outputs:{} merged:{} "
+      fmt::format("shapes=X:{} QKV:{} Q_K_V:{} split:{} scores_weights:{} mask:{} "
+                  "head_outputs:{} merged:{} "
                   "output:{}",
-                  w.input_shape, w.qkv_shape, w.chunk_shape, w.split_shape, w.weights_shape, w.mask_shape,
-                  w.head_output_shape, w.merged_shape, w.output_shape),
-      fmt::format("mapping=W_in:{} in_proj_weight:{} is_W_in_transposed:{} W_O:{} out_proj.weight:{} "
+                  w.input_shape, w.qkv_shape, w.chunk_shape, w.split_shape,
+                  w.weights_shape, w.mask_shape, w.head_output_shape, w.merged_shape,
+                  w.output_shape),
+      fmt::format("mapping=W_in:{} in_proj_weight:{} is_W_in_transposed:{} W_O:{} "
+                  "out_proj.weight:{} "
                   "is_W_O_transposed:{}",
-                  w.w_in_shape, w.in_proj_weight_shape, w.in_proj_is_transpose, w.w_o_shape,
-                  w.out_proj_weight_shape, w.out_proj_is_transpose),
-      fmt::format("masks=boolean:tril(ones(T,T)) then masked_fill(~mask,-inf) additive:0 on/below the "
+                  w.w_in_shape, w.in_proj_weight_shape, w.in_proj_is_transpose,
+                  w.w_o_shape, w.out_proj_weight_shape, w.out_proj_is_transpose),
+      fmt::format("masks=boolean:tril(ones(T,T)) then masked_fill(~mask,-inf) "
+                  "additive:0 on/below the "
                   "diagonal,-inf above, added to the scores same_positions:{}",
                   w.masks_agree),
-      fmt::format("parameters=library:{} torch_bias_false:{} torch_bias_true:{} formula:4*d_model^2",
+      fmt::format("parameters=library:{} torch_bias_false:{} torch_bias_true:{} "
+                  "formula:4*d_model^2",
                   w.parameters, w.torch_parameters, w.torch_parameters_with_bias),
       fmt::format("example_input=X[0,0,0:4]:{}", format_values(w.input_row)),
-      fmt::format("example_output=output[0,0,0:4] torch:{} library:{}", format_values(w.torch_output_row),
+      fmt::format("example_output=output[0,0,0:4] torch:{} library:{}",
+                  format_values(w.torch_output_row),
                   format_values(w.library_output_row)),
-      fmt::format("example_weights=batch:0 head:0 query:4 torch:{}", format_values(w.torch_weights_last)),
-      fmt::format("example_softmax=rows:{} nearly_one_hot:{} (largest weight above 0.99; raw randn weights)",
+      fmt::format("example_weights=batch:0 head:0 query:4 torch:{}",
+                  format_values(w.torch_weights_last)),
+      fmt::format("example_softmax=rows:{} nearly_one_hot:{} (largest weight above "
+                  "0.99; raw randn weights)",
                   w.rows, w.rows_one_hot),
   };
   for (const auto& c : e.cases) {
-    std::string line = fmt::format("parity_{}=B:{} T:{} h:{} d_head:{} rope:{} criterion:relative<=1e-12 "
-                                   "manual[{}]",
-                                   c.name.substr(5), c.batch, c.tokens, c.heads, c.head_width, c.rope,
-                                   parity_list(c.manual));
-    if (!c.module.empty()) line += fmt::format(" nn.MultiheadAttention[{}]", parity_list(c.module));
+    std::string line = fmt::format(
+        "parity_{}=B:{} T:{} h:{} d_head:{} rope:{} criterion:relative<=1e-12 "
+        "manual[{}]",
+        c.name.substr(5), c.batch, c.tokens, c.heads, c.head_width, c.rope,
+        parity_list(c.manual));
+    if (!c.module.empty())
+      line += fmt::format(" nn.MultiheadAttention[{}]", parity_list(c.module));
     line += fmt::format(" passed:{}", c.passed());
     lines.push_back(std::move(line));
   }
   const auto& f = e.float32;
-  lines.push_back(fmt::format("float32_lesson_claim=max|manual-module|:{} claimed_below:{} holds:{} "
-                              "output_max:{} float32_spacing_there:{}",
-                              sci(f.manual_vs_module), sci(kLessonTolerance), f.lesson_claim_holds,
-                              format_number(f.output_max), sci(f.output_spacing)));
-  lines.push_back(fmt::format("float32_criterion=|library-torch_float32|<={}*u*max|reference| u:2^-24 "
-                              "library_vs_float64_on_same_inputs:{}",
-                              kFloat32Factor, decade(f.exact_relative)));
+  lines.push_back(fmt::format(
+      "float32_lesson_claim=max|manual-module|:{} claimed_below:{} holds:{} "
+      "output_max:{} float32_spacing_there:{}",
+      sci(f.manual_vs_module), sci(kLessonTolerance), f.lesson_claim_holds,
+      format_number(f.output_max), sci(f.output_spacing)));
+  lines.push_back(fmt::format(
+      "float32_criterion=|library-torch_float32|<={}*u*max|reference| u:2^-24 "
+      "library_vs_float64_on_same_inputs:{}",
+      kFloat32Factor, decade(f.exact_relative)));
   for (const auto& t : f.tensors)
-    lines.push_back(fmt::format("float32_{}=max:{} manual:{} ({:.1f}u) module:{} ({:.1f}u) passed:{}", t.name,
-                                format_number(t.reference_max), sci(t.manual_abs), t.manual_factor,
-                                sci(t.module_abs), t.module_factor, t.passed));
+    lines.push_back(fmt::format(
+        "float32_{}=max:{} manual:{} ({:.1f}u) module:{} ({:.1f}u) passed:{}", t.name,
+        format_number(t.reference_max), sci(t.manual_abs), t.manual_factor,
+        sci(t.module_abs), t.module_factor, t.passed));
   for (const auto& outcome : e.failures) {
     if (outcome.mistake == Mistake::none) {
-      lines.push_back(fmt::format("failure_control=none output_relative:{} caught_by:{}",
-                                  decade(outcome.relative), outcome.caught_by()));
+      lines.push_back(
+          fmt::format("failure_control=none output_relative:{} caught_by:{}",
+                      decade(outcome.relative), outcome.caught_by()));
       continue;
     }
     lines.push_back(failure_line("failure_", outcome));
   }
   for (const auto& outcome : e.failures_t_eq_h)
-    if (outcome.mistake == Mistake::missing_transpose || outcome.mistake == Mistake::mask_batch_only)
+    if (outcome.mistake == Mistake::missing_transpose ||
+        outcome.mistake == Mistake::mask_batch_only)
       lines.push_back(failure_line("failure_t_eq_h_b1_", outcome));
-  lines.push_back(fmt::format("exercise_1=d:{} W_in:{} W_O:{}", x.model_width, x.w_in_shape, x.w_o_shape));
-  lines.push_back(fmt::format("exercise_2=view_strides:[{}] split_shape:{} split_strides:[{}] contiguous:{} "
-                              "after_contiguous:[{}]",
-                              fmt::join(x.view_strides, ","), x.split_shape, fmt::join(x.split_strides, ","),
-                              x.split_contiguous, fmt::join(x.contiguous_strides, ",")));
-  lines.push_back(fmt::format("exercise_3=line:{} mask:{} scores:{} broadcast:{}", x.mask_line, x.mask_shape,
-                              x.scores_shape, x.mask_broadcast_shape));
-  lines.push_back(fmt::format("exercise_4=combined:{} separate:{} formula:3*d^2 same:{}", x.combined_parameters,
-                              x.separate_parameters, x.combined_parameters == x.separate_parameters));
+  lines.push_back(fmt::format("exercise_1=d:{} W_in:{} W_O:{}", x.model_width,
+                              x.w_in_shape, x.w_o_shape));
+  lines.push_back(fmt::format(
+      "exercise_2=view_strides:[{}] split_shape:{} split_strides:[{}] contiguous:{} "
+      "after_contiguous:[{}]",
+      fmt::join(x.view_strides, ","), x.split_shape, fmt::join(x.split_strides, ","),
+      x.split_contiguous, fmt::join(x.contiguous_strides, ",")));
+  lines.push_back(fmt::format("exercise_3=line:{} mask:{} scores:{} broadcast:{}",
+                              x.mask_line, x.mask_shape, x.scores_shape,
+                              x.mask_broadcast_shape));
+  lines.push_back(fmt::format(
+      "exercise_4=combined:{} separate:{} formula:3*d^2 same:{}", x.combined_parameters,
+      x.separate_parameters, x.combined_parameters == x.separate_parameters));
   std::string out;
-  for (const auto& line : lines) out += line + "\n";
+  for (const auto& line : lines)
+    out += line + "\n";
   return out;
 }
 

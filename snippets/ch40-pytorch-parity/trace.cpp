@@ -1,6 +1,6 @@
-// The appendix's trace: the shape trace of the worked example with both libraries' names for
-// each step, where each failure mode strikes and how it is caught, and the parity results.
-// docs/_ext/diagrams/ch40.py draws the diagram from these records only.
+// The appendix's trace: the shape trace of the worked example with both libraries'
+// names for each step, where each failure mode strikes and how it is caught, and the
+// parity results. docs/_ext/diagrams/ch40.py draws the diagram from these records only.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -27,7 +27,8 @@ struct Step {
 
 std::string mistakes_field(const std::vector<Mistake>& mistakes) {
   std::string out;
-  for (auto m : mistakes) out += fmt::format("{}{}", out.empty() ? "" : ",", mistake_name(m));
+  for (auto m : mistakes)
+    out += fmt::format("{}{}", out.empty() ? "" : ",", mistake_name(m));
   return out;
 }
 
@@ -68,20 +69,40 @@ std::string render_trace(const Evidence& e) {
                       .str());
   const std::vector<Step> steps{
       {"input", w.input_shape, "X", "X", {}},
-      {"in-projection", w.qkv_shape, fmt::format("X·W_in, W_in {}", w.w_in_shape),
-       fmt::format("F.linear(X, in_proj_weight), in_proj_weight {} = W_inᵀ", w.in_proj_weight_shape), {}},
+      {"in-projection",
+       w.qkv_shape,
+       fmt::format("X·W_in, W_in {}", w.w_in_shape),
+       fmt::format("F.linear(X, in_proj_weight), in_proj_weight {} = W_inᵀ",
+                   w.in_proj_weight_shape),
+       {}},
       {"chunk", w.chunk_shape, "three column blocks Q, K, V", "chunk(3, dim=-1)", {}},
-      {"split", w.split_shape, "reshape [B,T,h,d_h], transpose(1,2): a new contiguous tensor",
-       "view(B,T,h,d_head).transpose(1,2): a strided view", {Mistake::split_order, Mistake::missing_transpose}},
-      {"scores", w.weights_shape, "Q·Kᵀ·(1/√d_h)", "Q @ K.transpose(-2,-1) / √d_head", {}},
-      {"mask", w.weights_shape, "additive [T,T]: 0 or −∞, broadcast over B and h",
-       "boolean [1,1,T,T] with masked_fill, or additive [T,T] attn_mask", {Mistake::mask_batch_only}},
+      {"split",
+       w.split_shape,
+       "reshape [B,T,h,d_h], transpose(1,2): a new contiguous tensor",
+       "view(B,T,h,d_head).transpose(1,2): a strided view",
+       {Mistake::split_order, Mistake::missing_transpose}},
+      {"scores",
+       w.weights_shape,
+       "Q·Kᵀ·(1/√d_h)",
+       "Q @ K.transpose(-2,-1) / √d_head",
+       {}},
+      {"mask",
+       w.weights_shape,
+       "additive [T,T]: 0 or −∞, broadcast over B and h",
+       "boolean [1,1,T,T] with masked_fill, or additive [T,T] attn_mask",
+       {Mistake::mask_batch_only}},
       {"softmax", w.weights_shape, "row softmax over keys", "softmax(dim=-1)", {}},
       {"value-mixture", w.head_output_shape, "weights·V", "attn @ V", {}},
-      {"merge", w.merged_shape, "transpose(1,2), reshape [B,T,d]", "transpose(1,2).contiguous().view(B,T,d)",
+      {"merge",
+       w.merged_shape,
+       "transpose(1,2), reshape [B,T,d]",
+       "transpose(1,2).contiguous().view(B,T,d)",
        {Mistake::missing_contiguity, Mistake::merge_order}},
-      {"output-projection", w.output_shape, fmt::format("merged·W_O, W_O {}", w.w_o_shape),
-       fmt::format("F.linear(merged, out_proj.weight), out_proj.weight {} = W_Oᵀ", w.out_proj_weight_shape),
+      {"output-projection",
+       w.output_shape,
+       fmt::format("merged·W_O, W_O {}", w.w_o_shape),
+       fmt::format("F.linear(merged, out_proj.weight), out_proj.weight {} = W_Oᵀ",
+                   w.out_proj_weight_shape),
        {Mistake::output_bias}},
   };
   for (std::size_t i = 0; i < steps.size(); ++i)
@@ -106,7 +127,8 @@ std::string render_trace(const Evidence& e) {
     }
     r.field("torch_error", f.torch_says.empty() ? std::string("none") : f.torch_says);
     if (f.mistake == Mistake::missing_contiguity && !f.caught())
-      r.field("note", "cannot be written here: transpose returns a new contiguous tensor");
+      r.field("note",
+              "cannot be written here: transpose returns a new contiguous tensor");
     lines.push_back(r.str());
   }
   for (const auto& c : e.cases) {
@@ -115,7 +137,8 @@ std::string render_trace(const Evidence& e) {
       Record r("PARITY");
       r.field("case", c.name.substr(5))
           .field("against", against == &c.manual ? "manual" : "nn.MultiheadAttention")
-          .field("shape", fmt::format("B={} T={} h={} d_head={}", c.batch, c.tokens, c.heads, c.head_width))
+          .field("shape", fmt::format("B={} T={} h={} d_head={}", c.batch, c.tokens,
+                                      c.heads, c.head_width))
           .field("rope", c.rope);
       bool all = true;
       for (const auto& t : *against) {
@@ -132,10 +155,13 @@ std::string render_trace(const Evidence& e) {
       .field("holds", f.lesson_claim_holds)
       .field("output_max", f.output_max)
       .field("criterion_factor", static_cast<int>(kFloat32Factor));
-  for (const auto& t : f.tensors) r.field("factor." + lower(t.name), fmt::format("{:.1f}", std::max(t.manual_factor, t.module_factor)));
+  for (const auto& t : f.tensors)
+    r.field("factor." + lower(t.name),
+            fmt::format("{:.1f}", std::max(t.manual_factor, t.module_factor)));
   lines.push_back(r.str());
   std::string out;
-  for (const auto& line : lines) out += line + "\n";
+  for (const auto& line : lines)
+    out += line + "\n";
   return out;
 }
 

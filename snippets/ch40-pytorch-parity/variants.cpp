@@ -27,12 +27,13 @@ Tensor last_axis_block(const Tensor& t, std::size_t first, std::size_t count) {
   std::vector<double> values;
   values.reserve(rows * count);
   for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < count; ++c) values.push_back(t.values()[r * width + first + c]);
+    for (std::size_t c = 0; c < count; ++c)
+      values.push_back(t.values()[r * width + first + c]);
   return *Tensor::from(Shape(std::move(dims)), std::move(values));
 }
 
-// An additive causal table over the last two axes of `shape`: 0 on and below the diagonal,
-// -inf above it, repeated over the leading axes.
+// An additive causal table over the last two axes of `shape`: 0 on and below the
+// diagonal, -inf above it, repeated over the leading axes.
 Tensor causal_table(Shape shape) {
   Tensor mask = Tensor::zeros(shape);
   const std::size_t n = shape[shape.rank() - 1];
@@ -58,9 +59,9 @@ std::string_view mistake_name(Mistake mistake) noexcept {
 }
 
 // region: lesson-variants
-std::expected<LessonForward, TensorError> lesson_forward(const Tensor& x, const Tensor& w_in,
-                                                        const Tensor& w_o, std::size_t heads,
-                                                        Mistake mistake, double bias_value) {
+std::expected<LessonForward, TensorError> lesson_forward(
+    const Tensor& x, const Tensor& w_in, const Tensor& w_o, std::size_t heads,
+    Mistake mistake, double bias_value) {
   const std::size_t batch = x.shape()[0], tokens = x.shape()[1], width = x.shape()[2];
   const std::size_t head_width = width / heads;
 
@@ -88,9 +89,11 @@ std::expected<LessonForward, TensorError> lesson_forward(const Tensor& x, const 
   if (!keys_t) return std::unexpected(keys_t.error());
   auto scores = llmfs::tensor::matmul(*q, *keys_t);
   if (!scores) return std::unexpected(scores.error());
-  auto scaled = llmfs::tensor::scale(*scores, 1.0 / std::sqrt(static_cast<double>(head_width)));
-  const Tensor mask = mistake == Mistake::mask_batch_only ? causal_table(Shape{batch, tokens, tokens})
-                                                          : causal_table(Shape{tokens, tokens});
+  auto scaled =
+      llmfs::tensor::scale(*scores, 1.0 / std::sqrt(static_cast<double>(head_width)));
+  const Tensor mask = mistake == Mistake::mask_batch_only
+                          ? causal_table(Shape{batch, tokens, tokens})
+                          : causal_table(Shape{tokens, tokens});
   auto masked = llmfs::tensor::add(*scaled, mask);
   if (!masked) return std::unexpected(masked.error());
 
@@ -100,10 +103,11 @@ std::expected<LessonForward, TensorError> lesson_forward(const Tensor& x, const 
   auto heads_out = llmfs::tensor::matmul(*weights, *v);
   if (!heads_out) return std::unexpected(heads_out.error());
 
-  // Merge: [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,d]. This library's transpose returns a new
-  // contiguous tensor, so there is no separate contiguous() step to forget.
+  // Merge: [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,d]. This library's transpose returns a
+  // new contiguous tensor, so there is no separate contiguous() step to forget.
   std::expected<Tensor, TensorError> merged = *heads_out;
-  if (mistake != Mistake::merge_order) merged = llmfs::tensor::transpose(*heads_out, 1, 2);
+  if (mistake != Mistake::merge_order)
+    merged = llmfs::tensor::transpose(*heads_out, 1, 2);
   if (merged) merged = llmfs::tensor::reshape(*merged, Shape{batch, tokens, width});
   if (!merged) return std::unexpected(merged.error());
 

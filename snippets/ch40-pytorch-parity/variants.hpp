@@ -1,7 +1,8 @@
 #pragma once
-// The lesson's multi-head attention written step by step with this library's tensor ops,
-// with one deliberate mistake from the lesson's failure-modes table (or none), so that the
-// appendix can show what each mistake does and that the parity check catches it.
+// The lesson's multi-head attention written step by step with this library's tensor
+// ops, with one deliberate mistake from the lesson's failure-modes table (or none), so
+// that the appendix can show what each mistake does and that the parity check catches
+// it.
 #include <cstddef>
 #include <expected>
 #include <string_view>
@@ -23,9 +24,12 @@ enum class Mistake {
 };
 
 /// Every mistake, in table order (none first).
-inline constexpr Mistake kMistakes[] = {Mistake::none,         Mistake::split_order,
-                                        Mistake::missing_transpose, Mistake::missing_contiguity,
-                                        Mistake::merge_order,  Mistake::mask_batch_only,
+inline constexpr Mistake kMistakes[] = {Mistake::none,
+                                        Mistake::split_order,
+                                        Mistake::missing_transpose,
+                                        Mistake::missing_contiguity,
+                                        Mistake::merge_order,
+                                        Mistake::mask_batch_only,
                                         Mistake::output_bias};
 
 /// A short name, e.g. "split_order".
@@ -38,11 +42,12 @@ struct LessonForward {
 };
 
 /// x [B,T,d], w_in [d,3d], w_o [d,d] -> output [B,T,d], causal, no RoPE, `heads` heads,
-/// following the lesson's steps with `mistake` made on purpose. `bias_value` is the output
-/// bias of Mistake::output_bias (0.0 is how nn.MultiheadAttention initialises it).
-/// \return the tensor op's typed error where the mistake makes shapes disagree.
+/// following the lesson's steps with `mistake` made on purpose. `bias_value` is the
+/// output bias of Mistake::output_bias (0.0 is how nn.MultiheadAttention initialises
+/// it). \return the tensor op's typed error where the mistake makes shapes disagree.
 [[nodiscard]] std::expected<LessonForward, llmfs::tensor::TensorError> lesson_forward(
     const llmfs::tensor::Tensor& x, const llmfs::tensor::Tensor& w_in,
-    const llmfs::tensor::Tensor& w_o, std::size_t heads, Mistake mistake, double bias_value = 0.0);
+    const llmfs::tensor::Tensor& w_o, std::size_t heads, Mistake mistake,
+    double bias_value = 0.0);
 
 }  // namespace ch40

@@ -1,9 +1,7 @@
 #pragma once
-// Helpers shared by the chapter programs in snippets/: turn a library error into text that
-// names the step of the program that met it. Included by relative path
+// Helpers shared by the chapter programs in snippets/: turn a library error into text
+// that names the step of the program that met it. Included by relative path
 // (`#include "../common/expect.hpp"`), so no build target is needed.
-
-#include <fmt/format.h>
 
 #include <expected>
 #include <stdexcept>
@@ -12,10 +10,12 @@
 #include <type_traits>
 #include <utility>
 
+#include <fmt/format.h>
+
 namespace snippets {
 
-/// A step of a chapter program failed. The fixtures are constants, so this is a bug in the
-/// program, reported with the step that raised it.
+/// A step of a chapter program failed. The fixtures are constants, so this is a bug in
+/// the program, reported with the step that raised it.
 struct StepFailed : std::runtime_error {
   using std::runtime_error::runtime_error;
 };

@@ -34,7 +34,8 @@ TEST(CausalMask, IsZeroOnAndBelowTheDiagonalAndMinusInfinityAbove) {
   ASSERT_TRUE(mask.has_value());
   EXPECT_EQ(mask->shape(), (Shape{3, 3}));
   const std::vector<double> expected{0, -inf, -inf, 0, 0, -inf, 0, 0, 0};
-  for (std::size_t i = 0; i < 9; ++i) EXPECT_EQ(mask->values()[i], expected[i]) << i;
+  for (std::size_t i = 0; i < 9; ++i)
+    EXPECT_EQ(mask->values()[i], expected[i]) << i;
   auto empty = causal_mask(0);
   ASSERT_TRUE(empty.has_value());
   EXPECT_EQ(empty->shape(), (Shape{0, 0}));
@@ -52,8 +53,8 @@ TEST(CausalMask, OverflowingSizeIsATypedError) {
 
 // Hand derivation with Q = K = [[1,0],[0,1],[1,1]], V = [[1,0],[0,1],[2,2]], d_k = 2:
 // row 0 sees key 0 only: weight 1, output V_0 = [1,0].
-// row 1 scores [0, 1/√2]: weights [1/(1+e^a), e^a/(1+e^a)], a = 1/√2 -> [0.330238, 0.669762].
-// row 2 scores [1, 1, 2]/√2: weights [1,1,e^a]/(2+e^a).
+// row 1 scores [0, 1/√2]: weights [1/(1+e^a), e^a/(1+e^a)], a = 1/√2 -> [0.330238,
+// 0.669762]. row 2 scores [1, 1, 2]/√2: weights [1,1,e^a]/(2+e^a).
 TEST(CausalAttention, ThreeTokenHeadMatchesHandDerivation) {
   Tape tape;
   auto qk = tape.constant(make(Shape{1, 3, 2}, {1, 0, 0, 1, 1, 1}));
@@ -62,11 +63,22 @@ TEST(CausalAttention, ThreeTokenHeadMatchesHandDerivation) {
   ASSERT_TRUE(head.has_value());
   const double a = 1.0 / std::sqrt(2.0);
   const double ea = std::exp(a);
-  const std::vector<double> weights{1, 0, 0, 1 / (1 + ea), ea / (1 + ea), 0,
-                                    1 / (2 + ea), 1 / (2 + ea), ea / (2 + ea)};
+  const std::vector<double> weights{1,
+                                    0,
+                                    0,
+                                    1 / (1 + ea),
+                                    ea / (1 + ea),
+                                    0,
+                                    1 / (2 + ea),
+                                    1 / (2 + ea),
+                                    ea / (2 + ea)};
   llmfs::testing::expect_values_near(value_of(head->weights), weights, 1e-15);
-  const std::vector<double> output{1, 0, weights[3], weights[4],
-                                   weights[6] + 2 * weights[8], weights[7] + 2 * weights[8]};
+  const std::vector<double> output{1,
+                                   0,
+                                   weights[3],
+                                   weights[4],
+                                   weights[6] + 2 * weights[8],
+                                   weights[7] + 2 * weights[8]};
   llmfs::testing::expect_values_near(value_of(head->output), output, 1e-15);
   EXPECT_NEAR(weights[4], 0.669762, 1e-6);
 }
@@ -95,7 +107,8 @@ TEST(CausalAttention, FutureWeightsAreExactlyZeroAndMaskedScoresMinusInfinity) {
           EXPECT_EQ(masked.values()[at], -inf);
         } else {
           EXPECT_GT(weights.values()[at], 0.0);
-          EXPECT_EQ(masked.values()[at], scores.values()[at]);  // adding 0 changes nothing
+          EXPECT_EQ(masked.values()[at],
+                    scores.values()[at]);  // adding 0 changes nothing
         }
       }
       EXPECT_NEAR(sum, 1.0, 1e-15);
@@ -107,7 +120,8 @@ TEST(CausalAttention, EarlierRowsIgnoreALaterTokenBitwise) {
   llmfs::nn::SplitMix64 rng(23);
   Tensor x = *llmfs::nn::uniform_fan_in(Shape{1, 4, 3}, 1, rng);
   Tensor changed = x;
-  for (std::size_t c = 0; c < 3; ++c) changed.mutable_values()[9 + c] += 1.5;  // last token
+  for (std::size_t c = 0; c < 3; ++c)
+    changed.mutable_values()[9 + c] += 1.5;  // last token
   auto run = [](const Tensor& input) {
     Tape tape;
     auto t = tape.constant(input);
@@ -122,14 +136,17 @@ TEST(CausalAttention, EarlierRowsIgnoreALaterTokenBitwise) {
               std::bit_cast<std::uint64_t>(after.values()[i]));
   }
   bool last_changed = false;
-  for (std::size_t i = 9; i < 12; ++i) last_changed |= before.values()[i] != after.values()[i];
+  for (std::size_t i = 9; i < 12; ++i)
+    last_changed |= before.values()[i] != after.values()[i];
   EXPECT_TRUE(last_changed);
 }
 
 TEST(CausalAttention, GradientsPassCentralDifferences) {
   llmfs::testing::expect_head_gradients_pass(
-      [](const auto& q, const auto& k, const auto& v) { return causal_self_attention(q, k, v); }, 31,
-      Shape{2, 4, 3}, Shape{2, 4, 2}, 24u + 24u + 16u);
+      [](const auto& q, const auto& k, const auto& v) {
+        return causal_self_attention(q, k, v);
+      },
+      31, Shape{2, 4, 3}, Shape{2, 4, 2}, 24u + 24u + 16u);
 }
 
 TEST(CausalAttention, RejectsEmptyTokensAndMismatchedTokenCounts) {
@@ -152,11 +169,13 @@ TEST(CausalAttention, EmptyBatchRunsForwardAndBackward) {
   auto head = causal_self_attention(x, x, x);
   ASSERT_TRUE(head.has_value());
   EXPECT_EQ(head->weights.shape(), (Shape{0, 3, 3}));
-  ASSERT_TRUE(llmfs::autograd::backward(head->output, Tensor::zeros(Shape{0, 3, 4})).has_value());
+  ASSERT_TRUE(llmfs::autograd::backward(head->output, Tensor::zeros(Shape{0, 3, 4}))
+                  .has_value());
   EXPECT_EQ(llmfs::testing::gradient_of(x).shape(), (Shape{0, 3, 4}));
 }
 
-// PyTorch float64 (tests/reference/data/ch28_causal.txt): one causal head over X·W projections.
+// PyTorch float64 (tests/reference/data/ch28_causal.txt): one causal head over X·W
+// projections.
 TEST(CausalAttention, MatchesPyTorchReference) {
   const auto data = llmfs::testing::load_reference_case("ch28_causal");
   auto tensor = [&](std::string_view name) {

@@ -1,7 +1,8 @@
-// The exact text of every multi-head and head-layout error. Each message must name the stage
-// that failed and the cause; the strings below are written out by hand from the formats
-// `multi-head attention, <stage>: <description> (<detail>): <cause>` and
-// `<stage>: <description> (<detail>): <cause>`, so a change of wording fails here first.
+// The exact text of every multi-head and head-layout error. Each message must name the
+// stage that failed and the cause; the strings below are written out by hand from the
+// formats `multi-head attention, <stage>: <description> (<detail>): <cause>` and
+// `<stage>: <description> (<detail>): <cause>`, so a change of wording fails here
+// first.
 
 #include <cstddef>
 #include <limits>
@@ -38,11 +39,12 @@ Tensor identity4() {
   return make(Shape{4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
 }
 
-// A d_model = 4, h = 2 layer (capacity 6, base 100) with parameters q, k, v, o as nodes 0..3.
+// A d_model = 4, h = 2 layer (capacity 6, base 100) with parameters q, k, v, o as nodes
+// 0..3.
 MultiHeadAttention layer_on(Tape& tape) {
   auto w = [&] { return tape.parameter(identity4()); };
-  auto made = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()}, {"o", w()},
-                                                  2, kCapacity, kBase);
+  auto made = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
+                                                  {"o", w()}, 2, kCapacity, kBase);
   EXPECT_TRUE(made.has_value());
   return std::move(*made);
 }
@@ -51,7 +53,8 @@ MultiHeadError create_error(std::size_t width, std::size_t heads, std::size_t ca
                             double base) {
   Tape tape;
   SplitMix64 rng(1);
-  auto made = MultiHeadAttention::create(tape, "attention", width, heads, capacity, base, rng);
+  auto made =
+      MultiHeadAttention::create(tape, "attention", width, heads, capacity, base, rng);
   EXPECT_FALSE(made.has_value());
   return made.error();
 }
@@ -76,7 +79,8 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
   // stage_failed with a tape cause: the input's tape is released after the layer exists
   Tape released_tape;
   const auto released_layer = layer_on(released_tape);
-  const auto released_input = released_tape.constant(make(Shape{1, 1, 4}, {1, 2, 3, 4}));  // node 4
+  const auto released_input =
+      released_tape.constant(make(Shape{1, 1, 4}, {1, 2, 3, 4}));  // node 4
   released_tape.release();
   auto released = released_layer.forward(released_input, 0);
   ASSERT_FALSE(released.has_value());
@@ -84,16 +88,16 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
   // stage_failed with an nn cause: two parameters named "q"
   Tape duplicate_tape;
   auto w = [&] { return duplicate_tape.parameter(identity4()); };
-  auto duplicate = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
-                                                       {"q", w()}, 2, kCapacity, kBase);
+  auto duplicate = MultiHeadAttention::from_parameters(
+      {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kCapacity, kBase);
   ASSERT_FALSE(duplicate.has_value());
 
   // parameter_shape: W_O is [4,2]
   Tape narrow_tape;
   auto v = [&] { return narrow_tape.parameter(identity4()); };
   auto narrow = MultiHeadAttention::from_parameters(
-      {"q", v()}, {"k", v()}, {"v", v()}, {"o", narrow_tape.parameter(Tensor::zeros(Shape{4, 2}))},
-      2, kCapacity, kBase);
+      {"q", v()}, {"k", v()}, {"v", v()},
+      {"o", narrow_tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2, kCapacity, kBase);
   ASSERT_FALSE(narrow.has_value());
 
   const std::vector<MultiHeadCase> cases{
@@ -111,7 +115,8 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
        "multi-head attention, configuration: projection matrix has the wrong shape "
        "(W_O is [4,2], expected [4,4])"},
       {MultiHeadErrorCode::input_rank, forward_error(Shape{3, 5}, 0),
-       "multi-head attention, input: input must have rank 3 [B, T, d_model] (got [3,5])"},
+       "multi-head attention, input: input must have rank 3 [B, T, d_model] (got "
+       "[3,5])"},
       {MultiHeadErrorCode::input_width, forward_error(Shape{1, 3, 5}, 0),
        "multi-head attention, input: input width differs from the model width "
        "(expected 4, got 5)"},
@@ -124,10 +129,12 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
        "multi-head attention, input: position interval exceeds capacity "
        "(positions [4, 7) but capacity 6)"},
       {MultiHeadErrorCode::stage_failed, create_error(4, 2, kCapacity, 0.5),
-       "multi-head attention, configuration: RoPE configuration: base must be finite and "
+       "multi-head attention, configuration: RoPE configuration: base must be finite "
+       "and "
        "greater than 1 (width 2, max_positions 6, base 0.5)"},
       {MultiHeadErrorCode::stage_failed, create_error(4, 2, 0, kBase),
-       "multi-head attention, configuration: RoPE configuration: capacity must be at least one "
+       "multi-head attention, configuration: RoPE configuration: capacity must be at "
+       "least one "
        "position (width 2, max_positions 0, base 100)"},
       {MultiHeadErrorCode::stage_failed, released.error(),
        "multi-head attention, Q/K/V projection: linear q: tape operation failed: "
@@ -137,9 +144,11 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
        "('q' at entries 0 and 3)"},
   };
   // Every code appears at least once.
-  for (int code = 0; code <= static_cast<int>(MultiHeadErrorCode::stage_failed); ++code) {
+  for (int code = 0; code <= static_cast<int>(MultiHeadErrorCode::stage_failed);
+       ++code) {
     bool seen = false;
-    for (const auto& c : cases) seen = seen || static_cast<int>(c.code) == code;
+    for (const auto& c : cases)
+      seen = seen || static_cast<int>(c.code) == code;
     EXPECT_TRUE(seen) << "no message case for MultiHeadErrorCode " << code;
   }
   for (const auto& c : cases) {
@@ -168,10 +177,13 @@ TEST(HeadLayoutErrorMessages, EveryCodeNamesItsStepAndCause) {
   };
   const std::size_t huge = std::size_t{1} << 40;  // 2^40 · 2^40 overflows 64 bits
 
-  // A released input reaching each side: split fails in its reshape, merge in its transpose.
+  // A released input reaching each side: split fails in its reshape, merge in its
+  // transpose.
   Tape released_tape;
-  const auto to_split = released_tape.constant(Tensor::zeros(Shape{1, 3, 4}));     // node 0
-  const auto to_merge = released_tape.constant(Tensor::zeros(Shape{1, 2, 3, 2}));  // node 1
+  const auto to_split =
+      released_tape.constant(Tensor::zeros(Shape{1, 3, 4}));  // node 0
+  const auto to_merge =
+      released_tape.constant(Tensor::zeros(Shape{1, 2, 3, 2}));  // node 1
   released_tape.release();
   auto split_released = split_heads(to_split, 2);
   auto merge_released = merge_heads(to_merge);
@@ -194,15 +206,18 @@ TEST(HeadLayoutErrorMessages, EveryCodeNamesItsStepAndCause) {
       {HeadLayoutErrorCode::width_not_divisible, split_error(Shape{1, 3, 6}, 4),
        "head split: width not divisible by head count (width 6, 4 heads)"},
       {HeadLayoutErrorCode::model_width_overflow, merge_error(Shape{0, huge, 1, huge}),
-       "head merge: merged width overflows (1099511627776 heads of width 1099511627776)"},
+       "head merge: merged width overflows (1099511627776 heads of width "
+       "1099511627776)"},
       {HeadLayoutErrorCode::autograd, split_released.error(),
        "head split reshape: tape operation failed: reshape: released input (node 0)"},
       {HeadLayoutErrorCode::autograd, merge_released.error(),
-       "head merge transpose: tape operation failed: transpose: released input (node 1)"},
+       "head merge transpose: tape operation failed: transpose: released input (node "
+       "1)"},
   };
   for (int code = 0; code <= static_cast<int>(HeadLayoutErrorCode::autograd); ++code) {
     bool seen = false;
-    for (const auto& c : cases) seen = seen || static_cast<int>(c.code) == code;
+    for (const auto& c : cases)
+      seen = seen || static_cast<int>(c.code) == code;
     EXPECT_TRUE(seen) << "no message case for HeadLayoutErrorCode " << code;
   }
   for (const auto& c : cases) {
@@ -211,13 +226,15 @@ TEST(HeadLayoutErrorMessages, EveryCodeNamesItsStepAndCause) {
   }
 
   // The merge-side tape error, wrapped by the layer, keeps the whole chain.
-  const MultiHeadError wrapped{MultiHeadErrorCode::stage_failed, MultiHeadStage::merge, "",
-                               merge_released.error()};
-  EXPECT_EQ(fmt::format("{}", wrapped),
-            "multi-head attention, head merge: head merge transpose: tape operation failed: "
-            "transpose: released input (node 1)");
+  const MultiHeadError wrapped{MultiHeadErrorCode::stage_failed, MultiHeadStage::merge,
+                               "", merge_released.error()};
+  EXPECT_EQ(
+      fmt::format("{}", wrapped),
+      "multi-head attention, head merge: head merge transpose: tape operation failed: "
+      "transpose: released input (node 1)");
   ASSERT_NE(wrapped.autograd_cause(), nullptr);
-  EXPECT_EQ(wrapped.autograd_cause()->code, llmfs::autograd::AutogradErrorCode::released_input);
+  EXPECT_EQ(wrapped.autograd_cause()->code,
+            llmfs::autograd::AutogradErrorCode::released_input);
 }
 
 }  // namespace

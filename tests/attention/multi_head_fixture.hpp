@@ -9,17 +9,19 @@
 #include <optional>
 #include <string>
 #include <vector>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
 #include <llmfs/attention/multi_head.hpp>
 #include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/init.hpp>
+
 #include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
 
 namespace llmfs::testing::multi_head {
-
 
 using llmfs::attention::HeadLayoutErrorCode;
 using llmfs::attention::merge_heads;
@@ -50,18 +52,23 @@ inline constexpr std::size_t kCapacity = 6;
 inline constexpr double kBase = 100.0;
 
 inline Tensor fixture_input() {
-  return make(Shape{1, 3, 4}, {1, 0, 1, 0,                                       //
-                               std::cos(1.0), -std::sin(1.0), 0, 1,              //
+  return make(Shape{1, 3, 4}, {1, 0, 1, 0,                           //
+                               std::cos(1.0), -std::sin(1.0), 0, 1,  //
                                std::cos(2.0), -std::sin(2.0), 1, 1});
 }
-inline Tensor identity() { return make(Shape{4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}); }
-inline Tensor block_swap() { return make(Shape{4, 4}, {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0}); }
+inline Tensor identity() {
+  return make(Shape{4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
+}
+inline Tensor block_swap() {
+  return make(Shape{4, 4}, {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0});
+}
 inline Tensor fixture_upstream() {
-  return make(Shape{1, 3, 4}, {1, -0.5, 0.25, 0.75, -0.3, 0.8, 1.2, -0.4, 0.6, 0.1, -0.7, 0.9});
+  return make(Shape{1, 3, 4},
+              {1, -0.5, 0.25, 0.75, -0.3, 0.8, 1.2, -0.4, 0.6, 0.1, -0.7, 0.9});
 }
 
-// One run of a layer on its own tape: the input and all four matrices are parameters, so
-// backward() fills every gradient.
+// One run of a layer on its own tape: the input and all four matrices are parameters,
+// so backward() fills every gradient.
 struct Run {
   Tape tape;
   TensorValue input;
@@ -69,10 +76,10 @@ struct Run {
   MultiHeadForward forward;
 };
 
-inline std::unique_ptr<Run> run_layer(const Tensor& input, const std::vector<Tensor>& weights,
-                               std::size_t offset = 0,
-                               PositionEncoding positions = RotaryPositions{kCapacity, kBase},
-                               std::size_t heads = 2) {
+inline std::unique_ptr<Run> run_layer(
+    const Tensor& input, const std::vector<Tensor>& weights, std::size_t offset = 0,
+    PositionEncoding positions = RotaryPositions{kCapacity, kBase},
+    std::size_t heads = 2) {
   auto run = std::make_unique<Run>();
   run->input = run->tape.parameter(input);
   auto layer = MultiHeadAttention::from_parameters(
@@ -89,21 +96,27 @@ inline std::unique_ptr<Run> run_layer(const Tensor& input, const std::vector<Ten
   return run;
 }
 
-inline std::unique_ptr<Run> run_fixture(const Tensor& input = fixture_input(), std::size_t offset = 0) {
+inline std::unique_ptr<Run> run_fixture(const Tensor& input = fixture_input(),
+                                        std::size_t offset = 0) {
   return run_layer(input, {identity(), identity(), identity(), block_swap()}, offset);
 }
 
 inline std::vector<Tensor> stages(const MultiHeadForward& f) {
-  return {value_of(f.projected_query_heads), value_of(f.projected_key_heads),
-          value_of(f.projected_value_heads), value_of(f.rotated_query_heads),
-          value_of(f.rotated_key_heads),     value_of(f.attention_weights),
-          value_of(f.head_outputs),          value_of(f.merged),
+  return {value_of(f.projected_query_heads),
+          value_of(f.projected_key_heads),
+          value_of(f.projected_value_heads),
+          value_of(f.rotated_query_heads),
+          value_of(f.rotated_key_heads),
+          value_of(f.attention_weights),
+          value_of(f.head_outputs),
+          value_of(f.merged),
           value_of(f.output)};
 }
 
 inline std::vector<Tensor> gradients(const Run& run) {
   std::vector<Tensor> list{gradient_of(run.input)};
-  for (const auto& parameter : run.layer->parameters()) list.push_back(gradient_of(parameter.value));
+  for (const auto& parameter : run.layer->parameters())
+    list.push_back(gradient_of(parameter.value));
   return list;
 }
 

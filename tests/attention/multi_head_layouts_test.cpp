@@ -1,5 +1,6 @@
-// Head split/merge and the PyTorch appendix layouts (combined in-projection, no positions,
-// PyTorch references) of multi-head attention; the fixture lives in multi_head_fixture.hpp.
+// Head split/merge and the PyTorch appendix layouts (combined in-projection, no
+// positions, PyTorch references) of multi-head attention; the fixture lives in
+// multi_head_fixture.hpp.
 
 #include <bit>
 #include <cmath>
@@ -18,10 +19,9 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/init.hpp>
 
+#include "attention/multi_head_fixture.hpp"
 #include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
-
-#include "attention/multi_head_fixture.hpp"
 
 namespace {
 
@@ -73,7 +73,8 @@ TEST(MultiHeadAttention, HeadLayoutErrorsAreTyped) {
   EXPECT_EQ(code_of_merge(Shape{1, 0, 3, 2}), HeadLayoutErrorCode::zero_heads);
   EXPECT_EQ(code_of_merge(Shape{1, 2, 3, 0}), HeadLayoutErrorCode::zero_head_width);
   const std::size_t huge = std::size_t{1} << 40;
-  EXPECT_EQ(code_of_merge(Shape{0, huge, 1, huge}), HeadLayoutErrorCode::model_width_overflow);
+  EXPECT_EQ(code_of_merge(Shape{0, huge, 1, huge}),
+            HeadLayoutErrorCode::model_width_overflow);
   auto x = tape.constant(Tensor::zeros(Shape{1, 3, 4}));
   tape.release();
   auto released = split_heads(x, 2);
@@ -90,14 +91,16 @@ Tensor concat_columns(const Tensor& q, const Tensor& k, const Tensor& v) {
   std::vector<double> values;
   for (std::size_t r = 0; r < in; ++r)
     for (const Tensor* part : {&q, &k, &v})
-      for (std::size_t c = 0; c < out; ++c) values.push_back(part->values()[r * out + c]);
+      for (std::size_t c = 0; c < out; ++c)
+        values.push_back(part->values()[r * out + c]);
   return make(Shape{in, 3 * out}, values);
 }
 
 TEST(MultiHeadAttention, CombinedInProjectionGivesBitwiseTheSameOutput) {
   SplitMix64 rng(40);
   std::vector<Tensor> w;
-  for (int i = 0; i < 4; ++i) w.push_back(*llmfs::nn::uniform_fan_in(Shape{8, 8}, 8, rng));
+  for (int i = 0; i < 4; ++i)
+    w.push_back(*llmfs::nn::uniform_fan_in(Shape{8, 8}, 8, rng));
   const Tensor x = *llmfs::nn::uniform_fan_in(Shape{2, 5, 8}, 1, rng);
   for (PositionEncoding positions : {PositionEncoding{RotaryPositions{8, 10000.0}},
                                      PositionEncoding{NoPositions{}}}) {
@@ -112,27 +115,33 @@ TEST(MultiHeadAttention, CombinedInProjectionGivesBitwiseTheSameOutput) {
     auto combined = layer->forward(tape.constant(x), 2);
     ASSERT_TRUE(combined.has_value());
     const auto a = stages(separate->forward), b = stages(*combined);
-    for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(llmfs::tensor::bitwise_equal(a[i], b[i])) << i;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      EXPECT_TRUE(llmfs::tensor::bitwise_equal(a[i], b[i])) << i;
   }
 }
 
 TEST(MultiHeadAttention, NoPositionsSkipsRotationAndAllowsOddHeadWidths) {
   SplitMix64 rng(41);
   std::vector<Tensor> w;
-  for (int i = 0; i < 4; ++i) w.push_back(*llmfs::nn::uniform_fan_in(Shape{6, 6}, 6, rng));
+  for (int i = 0; i < 4; ++i)
+    w.push_back(*llmfs::nn::uniform_fan_in(Shape{6, 6}, 6, rng));
   const Tensor x = *llmfs::nn::uniform_fan_in(Shape{1, 4, 6}, 1, rng);
   auto at_zero = run_layer(x, w, 0, NoPositions{}, 2);  // d_h = 3
   auto far = run_layer(x, w, 1000, NoPositions{}, 2);
   ASSERT_TRUE(at_zero->layer.has_value());
   EXPECT_FALSE(at_zero->layer->rope().has_value());
-  EXPECT_EQ(at_zero->forward.rotated_query_heads.node_id(), at_zero->forward.projected_query_heads.node_id());
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(at_zero->forward.output), value_of(far->forward.output)));
+  EXPECT_EQ(at_zero->forward.rotated_query_heads.node_id(),
+            at_zero->forward.projected_query_heads.node_id());
+  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(at_zero->forward.output),
+                                           value_of(far->forward.output)));
   Tape tape;
   SplitMix64 gen(1);
-  auto odd_with_rope = MultiHeadAttention::create(tape, "attention", 6, 2, 8, 100.0, gen);
+  auto odd_with_rope =
+      MultiHeadAttention::create(tape, "attention", 6, 2, 8, 100.0, gen);
   ASSERT_FALSE(odd_with_rope.has_value());
   EXPECT_EQ(odd_with_rope.error().code, MultiHeadErrorCode::odd_head_width);
-  EXPECT_TRUE(MultiHeadAttention::create(tape, "attention", 6, 2, NoPositions{}, gen).has_value());
+  EXPECT_TRUE(MultiHeadAttention::create(tape, "attention", 6, 2, NoPositions{}, gen)
+                  .has_value());
 }
 
 // PyTorch float64 references written by tests/reference/make_reference.py.
@@ -145,7 +154,8 @@ void compare_with_reference(std::string_view case_name, bool combined) {
   };
   const auto heads = static_cast<std::size_t>(data.scalar("heads"));
   const bool rotary = data.contains("rope_base");
-  const std::size_t offset = rotary ? static_cast<std::size_t>(data.scalar("rope_offset")) : 0;
+  const std::size_t offset =
+      rotary ? static_cast<std::size_t>(data.scalar("rope_offset")) : 0;
   const Tensor x = tensor("X");
   const std::size_t tokens = x.shape()[1];
   PositionEncoding positions = NoPositions{};
@@ -156,16 +166,19 @@ void compare_with_reference(std::string_view case_name, bool combined) {
   auto layer = combined
                    ? MultiHeadAttention::from_combined_parameters(
                          {"attention.in_proj.weight", tape.parameter(tensor("W_in"))},
-                         {"attention.output.weight", tape.parameter(tensor("W_O"))}, heads, positions)
+                         {"attention.output.weight", tape.parameter(tensor("W_O"))},
+                         heads, positions)
                    : MultiHeadAttention::from_parameters(
                          {"attention.query.weight", tape.parameter(tensor("W_Q"))},
                          {"attention.key.weight", tape.parameter(tensor("W_K"))},
                          {"attention.value.weight", tape.parameter(tensor("W_V"))},
-                         {"attention.output.weight", tape.parameter(tensor("W_O"))}, heads, positions);
+                         {"attention.output.weight", tape.parameter(tensor("W_O"))},
+                         heads, positions);
   ASSERT_TRUE(layer.has_value()) << fmt::format("{}", layer.error());
   auto forward = layer->forward(input, offset);
   ASSERT_TRUE(forward.has_value()) << fmt::format("{}", forward.error());
-  ASSERT_TRUE(llmfs::autograd::backward(forward->output, tensor("upstream")).has_value());
+  ASSERT_TRUE(
+      llmfs::autograd::backward(forward->output, tensor("upstream")).has_value());
   auto close = [&](const Tensor& actual, std::string_view name) {
     const auto d = llmfs::testing::discrepancy(actual.values(), data.at(name).values);
     EXPECT_TRUE(d.same_size) << name;

@@ -15,10 +15,9 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/init.hpp>
 
+#include "attention/multi_head_fixture.hpp"
 #include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
-
-#include "attention/multi_head_fixture.hpp"
 
 namespace {
 
@@ -29,12 +28,13 @@ TEST(MultiHeadAttention, FixtureStagesMatchTheSeedValues) {
   const auto& f = run->forward;
   const double c1 = 0.540302, s1 = 0.841471, c2 = -0.416147, s2 = 0.909297;
   const std::vector<double> projected{1, 0, c1, -s1, c2, -s2, 1, 0, 0, 1, 1, 1};
-  for (const auto* heads : {&f.projected_query_heads, &f.projected_key_heads,
-                            &f.projected_value_heads}) {
+  for (const auto* heads :
+       {&f.projected_query_heads, &f.projected_key_heads, &f.projected_value_heads}) {
     EXPECT_EQ(heads->shape(), (Shape{1, 2, 3, 2}));
     llmfs::testing::expect_values_near(value_of(*heads), projected, 1e-6);
   }
-  const std::vector<double> rotated{1, 0, 1, 0, 1, 0, 1, 0, -0.841471, 0.540302, -1.325444, 0.493151};
+  const std::vector<double> rotated{1, 0, 1,         0,        1,         0,
+                                    1, 0, -0.841471, 0.540302, -1.325444, 0.493151};
   llmfs::testing::expect_values_near(value_of(f.rotated_query_heads), rotated, 1e-6);
   llmfs::testing::expect_values_near(value_of(f.rotated_key_heads), rotated, 1e-6);
   EXPECT_EQ(f.attention_weights.shape(), (Shape{1, 2, 3, 3}));
@@ -64,11 +64,11 @@ TEST(MultiHeadAttention, FixtureStagesMatchTheSeedValues) {
 }
 
 // Hand derivation for token position 1.
-// Head 0: rotated q_1 = k_1 = R(1)·[cos 1, −sin 1] = [1, 0] = k_0, so both visible scores are
-// 1/√2 and the weights are [1/2, 1/2]; the value rows are the unrotated inputs, so
-// H⁰_1 = ½[1,0] + ½[cos 1, −sin 1] = [(1 + cos 1)/2, −(sin 1)/2].
-// Head 1: q_1 = R(1)·[0,1] = [−sin 1, cos 1], k_0 = [1,0], k_1 = q_1: scaled scores
-// [−sin 1/√2, 1/√2]; weights [1/(1+e^Δ), e^Δ/(1+e^Δ)] with Δ = (1 + sin 1)/√2; values [1,0] and
+// Head 0: rotated q_1 = k_1 = R(1)·[cos 1, −sin 1] = [1, 0] = k_0, so both visible
+// scores are 1/√2 and the weights are [1/2, 1/2]; the value rows are the unrotated
+// inputs, so H⁰_1 = ½[1,0] + ½[cos 1, −sin 1] = [(1 + cos 1)/2, −(sin 1)/2]. Head 1:
+// q_1 = R(1)·[0,1] = [−sin 1, cos 1], k_0 = [1,0], k_1 = q_1: scaled scores [−sin 1/√2,
+// 1/√2]; weights [1/(1+e^Δ), e^Δ/(1+e^Δ)] with Δ = (1 + sin 1)/√2; values [1,0] and
 // [0,1], so H¹_1 equals the weights. W_O swaps the blocks: output_1 = [H¹_1, H⁰_1].
 TEST(MultiHeadAttention, TokenOneMatchesTheHandDerivation) {
   auto run = run_fixture();
@@ -76,16 +76,20 @@ TEST(MultiHeadAttention, TokenOneMatchesTheHandDerivation) {
   const double w0 = 1.0 / (1.0 + std::exp(delta));
   const double w1 = std::exp(delta) / (1.0 + std::exp(delta));
   const Tensor output = value_of(run->forward.output);
-  const std::vector<double> expected{w0, w1, (1.0 + std::cos(1.0)) / 2.0, -std::sin(1.0) / 2.0};
-  for (std::size_t c = 0; c < 4; ++c) EXPECT_NEAR(output.values()[4 + c], expected[c], 1e-15);
-  EXPECT_NEAR(-std::sin(1.0) / std::sqrt(2.0), -0.595010, 1e-6);  // the seed's visible score
+  const std::vector<double> expected{w0, w1, (1.0 + std::cos(1.0)) / 2.0,
+                                     -std::sin(1.0) / 2.0};
+  for (std::size_t c = 0; c < 4; ++c)
+    EXPECT_NEAR(output.values()[4 + c], expected[c], 1e-15);
+  EXPECT_NEAR(-std::sin(1.0) / std::sqrt(2.0), -0.595010,
+              1e-6);  // the seed's visible score
   EXPECT_NEAR(w0, 0.213809, 1e-6);
 }
 
 TEST(MultiHeadAttention, FixtureMatchesPyTorchReference) {
   const auto data = llmfs::testing::load_reference_case("ch30_fixture");
   auto run = run_fixture();
-  ASSERT_TRUE(llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
+  ASSERT_TRUE(
+      llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
   auto close = [&](const Tensor& actual, std::string_view name) {
     const auto d = llmfs::testing::discrepancy(actual.values(), data.at(name).values);
     EXPECT_TRUE(d.same_size) << name;
@@ -111,15 +115,18 @@ TEST(MultiHeadAttention, FixtureMatchesPyTorchReference) {
 
 TEST(MultiHeadAttention, GradientsForInputAndAllFourMatricesExistAndAreFinite) {
   auto run = run_fixture();
-  ASSERT_TRUE(llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
+  ASSERT_TRUE(
+      llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
   const auto g = gradients(*run);
   ASSERT_EQ(g.size(), 5u);
   EXPECT_EQ(g[0].shape(), (Shape{1, 3, 4}));
-  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(g[i].shape(), (Shape{4, 4}));
+  for (std::size_t i = 1; i < 5; ++i)
+    EXPECT_EQ(g[i].shape(), (Shape{4, 4}));
   for (const auto& gradient : g) {
     EXPECT_TRUE(llmfs::testing::all_finite(gradient));
     bool nonzero = false;
-    for (double v : gradient.values()) nonzero |= v != 0.0;
+    for (double v : gradient.values())
+      nonzero |= v != 0.0;
     EXPECT_TRUE(nonzero);
   }
 }
@@ -130,21 +137,34 @@ TEST(MultiHeadAttention, GradientsPassCentralDifferencesOnAll76Coordinates) {
       -> std::expected<TensorValue, llmfs::autograd::AutogradError> {
     auto layer = MultiHeadAttention::from_parameters(
         {"attention.query.weight", in[1]}, {"attention.key.weight", in[2]},
-        {"attention.value.weight", in[3]}, {"attention.output.weight", in[4]}, 2, kCapacity, kBase);
-    if (!layer) return std::unexpected(llmfs::autograd::AutogradError{AutogradErrorCode::invalid_argument, "layer", fmt::format("{}", layer.error()), {}});
+        {"attention.value.weight", in[3]}, {"attention.output.weight", in[4]}, 2,
+        kCapacity, kBase);
+    if (!layer)
+      return std::unexpected(
+          llmfs::autograd::AutogradError{AutogradErrorCode::invalid_argument,
+                                         "layer",
+                                         fmt::format("{}", layer.error()),
+                                         {}});
     auto forward = layer->forward(in[0], 0);
-    if (!forward) return std::unexpected(llmfs::autograd::AutogradError{AutogradErrorCode::invalid_argument, "forward", fmt::format("{}", forward.error()), {}});
+    if (!forward)
+      return std::unexpected(
+          llmfs::autograd::AutogradError{AutogradErrorCode::invalid_argument,
+                                         "forward",
+                                         fmt::format("{}", forward.error()),
+                                         {}});
     auto weighted = llmfs::autograd::multiply(forward->output, tape.constant(upstream));
     if (!weighted) return std::unexpected(weighted.error());
     return llmfs::autograd::sum(*weighted);
   };
-  const std::vector<Tensor> inputs{fixture_input(), identity(), identity(), identity(), block_swap()};
+  const std::vector<Tensor> inputs{fixture_input(), identity(), identity(), identity(),
+                                   block_swap()};
   auto report = llmfs::autograd::check_gradients(loss, inputs, {1e-6, 8e-6});
   ASSERT_TRUE(report.has_value()) << fmt::format("{}", report.error());
   EXPECT_EQ(report->coordinates(), 12u + 4u * 16u);
   ASSERT_EQ(report->inputs.size(), 5u);
   EXPECT_EQ(report->inputs[0].coordinates, 12u);
-  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(report->inputs[i].coordinates, 16u);
+  for (std::size_t i = 1; i < 5; ++i)
+    EXPECT_EQ(report->inputs[i].coordinates, 16u);
   EXPECT_TRUE(report->passed()) << "max error " << report->max_abs_error();
 }
 
@@ -152,9 +172,12 @@ TEST(MultiHeadAttention, HeadZeroTableIsUniformAndHeadOneIsNot) {
   auto run = run_fixture();
   const Tensor w = value_of(run->forward.attention_weights);
   const std::vector<double> uniform{1, 0, 0, 0.5, 0.5, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3};
-  for (std::size_t i = 0; i < 9; ++i) EXPECT_NEAR(w.values()[i], uniform[i], 1e-12) << i;
-  EXPECT_GT(std::abs(w.values()[9 + 3] - w.values()[9 + 4]), 0.5);  // head 1, row 1: 0.21 vs 0.79
-  EXPECT_GT(std::abs(w.values()[9 + 6] - w.values()[9 + 8]), 0.5);  // head 1, row 2: 0.05 vs 0.57
+  for (std::size_t i = 0; i < 9; ++i)
+    EXPECT_NEAR(w.values()[i], uniform[i], 1e-12) << i;
+  EXPECT_GT(std::abs(w.values()[9 + 3] - w.values()[9 + 4]),
+            0.5);  // head 1, row 1: 0.21 vs 0.79
+  EXPECT_GT(std::abs(w.values()[9 + 6] - w.values()[9 + 8]),
+            0.5);  // head 1, row 2: 0.05 vs 0.57
 }
 
 TEST(MultiHeadAttention, FutureProbabilitiesAreExactlyZeroInEveryHead) {
@@ -175,14 +198,16 @@ TEST(MultiHeadAttention, FutureProbabilitiesAreExactlyZeroInEveryHead) {
   }
 }
 
-// The per-head scores are recomputed here by a naive loop from the rotated heads the layer
-// exposes: score[b,h,i,j] = Σ_k Q̃[b,h,i,k]·K̃[b,h,j,k] / √d_h. The masked scores equal them on
-// and below the diagonal and are exactly −∞ above it.
-TEST(MultiHeadAttention, ExposedScoresAreScaledRotatedDotsAndMaskedScoresHideTheFuture) {
+// The per-head scores are recomputed here by a naive loop from the rotated heads the
+// layer exposes: score[b,h,i,j] = Σ_k Q̃[b,h,i,k]·K̃[b,h,j,k] / √d_h. The masked scores
+// equal them on and below the diagonal and are exactly −∞ above it.
+TEST(MultiHeadAttention,
+     ExposedScoresAreScaledRotatedDotsAndMaskedScoresHideTheFuture) {
   constexpr std::size_t batch = 2, heads = 2, tokens = 4, width = 8, head_width = 4;
   Tape tape;
   SplitMix64 rng(2024);
-  auto layer = MultiHeadAttention::create(tape, "attention", width, heads, 16, kBase, rng);
+  auto layer =
+      MultiHeadAttention::create(tape, "attention", width, heads, 16, kBase, rng);
   ASSERT_TRUE(layer.has_value()) << fmt::format("{}", layer.error());
   auto drawn = llmfs::nn::uniform_fan_in(Shape{batch, tokens, width}, 1, rng);
   ASSERT_TRUE(drawn.has_value());
@@ -204,7 +229,8 @@ TEST(MultiHeadAttention, ExposedScoresAreScaledRotatedDotsAndMaskedScoresHideThe
         for (std::size_t j = 0; j < tokens; ++j) {
           double dot = 0.0;
           for (std::size_t c = 0; c < head_width; ++c) {
-            dot += q.values()[(lane + i) * head_width + c] * k.values()[(lane + j) * head_width + c];
+            dot += q.values()[(lane + i) * head_width + c] *
+                   k.values()[(lane + j) * head_width + c];
           }
           const std::size_t at = (lane + i) * tokens + j;
           EXPECT_NEAR(scores.values()[at], dot * inv_sqrt, 1e-14) << b << h << i << j;
@@ -222,7 +248,8 @@ TEST(MultiHeadAttention, ExposedScoresAreScaledRotatedDotsAndMaskedScoresHideThe
   for (std::size_t row = 0; row < batch * heads * tokens; ++row) {
     const std::size_t i = row % tokens;
     double total = 0.0;
-    for (std::size_t j = 0; j <= i; ++j) total += std::exp(masked.values()[row * tokens + j]);
+    for (std::size_t j = 0; j <= i; ++j)
+      total += std::exp(masked.values()[row * tokens + j]);
     for (std::size_t j = 0; j <= i; ++j) {
       EXPECT_NEAR(weights.values()[row * tokens + j],
                   std::exp(masked.values()[row * tokens + j]) / total, 1e-14);
@@ -237,9 +264,11 @@ TEST(MultiHeadAttention, HeadsStayIsolatedUntilTheOutputProjection) {
   auto nudged = run_fixture(nudged_input);
   const Tensor a = value_of(base->forward.head_outputs);
   const Tensor b = value_of(nudged->forward.head_outputs);
-  for (std::size_t i = 6; i < 12; ++i) EXPECT_TRUE(same_bits(a.values()[i], b.values()[i])) << i;
+  for (std::size_t i = 6; i < 12; ++i)
+    EXPECT_TRUE(same_bits(a.values()[i], b.values()[i])) << i;
   bool head_zero_changed = false;
-  for (std::size_t i = 0; i < 6; ++i) head_zero_changed |= a.values()[i] != b.values()[i];
+  for (std::size_t i = 0; i < 6; ++i)
+    head_zero_changed |= a.values()[i] != b.values()[i];
   EXPECT_TRUE(head_zero_changed);
   // With the block swap, head 1 lands in output columns 0,1: those stay bitwise too.
   const Tensor oa = value_of(base->forward.output);
@@ -253,22 +282,27 @@ TEST(MultiHeadAttention, ChangingTheLastTokenLeavesEarlierRowsBitwiseUnchanged) 
   auto base = run_fixture();
   Tensor changed_input = fixture_input();
   const double last[4] = {3, -2, -1, 4};
-  for (std::size_t c = 0; c < 4; ++c) changed_input.mutable_values()[8 + c] = last[c];
+  for (std::size_t c = 0; c < 4; ++c)
+    changed_input.mutable_values()[8 + c] = last[c];
   auto changed = run_fixture(changed_input);
   const Tensor a = value_of(base->forward.output);
   const Tensor b = value_of(changed->forward.output);
-  for (std::size_t i = 0; i < 8; ++i) EXPECT_TRUE(same_bits(a.values()[i], b.values()[i])) << i;
+  for (std::size_t i = 0; i < 8; ++i)
+    EXPECT_TRUE(same_bits(a.values()[i], b.values()[i])) << i;
   bool row_two_changed = false;
-  for (std::size_t i = 8; i < 12; ++i) row_two_changed |= a.values()[i] != b.values()[i];
+  for (std::size_t i = 8; i < 12; ++i)
+    row_two_changed |= a.values()[i] != b.values()[i];
   EXPECT_TRUE(row_two_changed);
 }
 
 TEST(MultiHeadAttention, SharedPositionOffsetPreservesAttentionWeights) {
   auto at_zero = run_fixture(fixture_input(), 0);
-  auto at_three = run_fixture(fixture_input(), 3);  // positions [3, 6): exactly the capacity
+  auto at_three =
+      run_fixture(fixture_input(), 3);  // positions [3, 6): exactly the capacity
   const Tensor a = value_of(at_zero->forward.attention_weights);
   const Tensor b = value_of(at_three->forward.attention_weights);
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(a.values()[i], b.values()[i], 1e-12) << i;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_NEAR(a.values()[i], b.values()[i], 1e-12) << i;
   // The rotated rows themselves do move.
   EXPECT_GT(std::abs(value_of(at_zero->forward.rotated_query_heads).values()[0] -
                      value_of(at_three->forward.rotated_query_heads).values()[0]),
@@ -280,10 +314,13 @@ TEST(MultiHeadAttention, EmptyBatchRunsForwardAndBackward) {
   ASSERT_TRUE(run->layer.has_value());
   EXPECT_EQ(run->forward.attention_weights.shape(), (Shape{0, 2, 3, 3}));
   EXPECT_EQ(run->forward.output.shape(), (Shape{0, 3, 4}));
-  ASSERT_TRUE(llmfs::autograd::backward(run->forward.output, Tensor::zeros(Shape{0, 3, 4})).has_value());
+  ASSERT_TRUE(
+      llmfs::autograd::backward(run->forward.output, Tensor::zeros(Shape{0, 3, 4}))
+          .has_value());
   const auto g = gradients(*run);
   EXPECT_EQ(g[0].shape(), (Shape{0, 3, 4}));
-  for (std::size_t i = 1; i < 5; ++i) EXPECT_EQ(g[i], Tensor::zeros(Shape{4, 4}));
+  for (std::size_t i = 1; i < 5; ++i)
+    EXPECT_EQ(g[i], Tensor::zeros(Shape{4, 4}));
 }
 
 TEST(MultiHeadAttention, SingleTokenAttendsOnlyToItself) {
@@ -298,12 +335,14 @@ TEST(MultiHeadAttention, ParametersHaveStableNamesShapesAndDistinctNodes) {
   const auto& parameters = run->layer->parameters();
   ASSERT_EQ(parameters.size(), 4u);
   const std::vector<std::string> names{"attention.query.weight", "attention.key.weight",
-                                       "attention.value.weight", "attention.output.weight"};
+                                       "attention.value.weight",
+                                       "attention.output.weight"};
   for (std::size_t i = 0; i < 4; ++i) {
     EXPECT_EQ(parameters.items()[i].name, names[i]);
     EXPECT_EQ(parameters.items()[i].value.shape(), (Shape{4, 4}));
     for (std::size_t j = 0; j < i; ++j) {
-      EXPECT_NE(parameters.items()[i].value.node_id(), parameters.items()[j].value.node_id());
+      EXPECT_NE(parameters.items()[i].value.node_id(),
+                parameters.items()[j].value.node_id());
     }
   }
   EXPECT_EQ(run->layer->parameter_count(), 64u);
@@ -312,19 +351,23 @@ TEST(MultiHeadAttention, ParametersHaveStableNamesShapesAndDistinctNodes) {
 
   Tape tape;
   SplitMix64 rng(2026);
-  auto created = MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, kBase, rng);
+  auto created =
+      MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, kBase, rng);
   ASSERT_TRUE(created.has_value());
-  for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(created->parameters().items()[i].name, names[i]);
+  for (std::size_t i = 0; i < 4; ++i)
+    EXPECT_EQ(created->parameters().items()[i].name, names[i]);
 }
 
 TEST(MultiHeadAttention, CreateDrawsQueryKeyValueOutputInOrderAndCommitsTheGenerator) {
   Tape tape;
   SplitMix64 rng(2026);
   SplitMix64 reference(2026);
-  auto layer = MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, kBase, rng);
+  auto layer =
+      MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, kBase, rng);
   ASSERT_TRUE(layer.has_value());
   for (const auto& parameter : layer->parameters()) {
-    EXPECT_EQ(value_of(parameter.value), *llmfs::nn::uniform_fan_in(Shape{4, 4}, 4, reference));
+    EXPECT_EQ(value_of(parameter.value),
+              *llmfs::nn::uniform_fan_in(Shape{4, 4}, 4, reference));
   }
   EXPECT_EQ(rng, reference);  // 64 draws, no more
 }
@@ -341,12 +384,14 @@ TEST(MultiHeadAttention, RejectedCreateLeavesTheGeneratorUntouched) {
       {4, 3, 6, 100.0, MultiHeadErrorCode::width_not_divisible},
       {4, 4, 6, 100.0, MultiHeadErrorCode::odd_head_width},
       {4, 2, 6, 1.0, MultiHeadErrorCode::stage_failed},  // RoPE base must exceed 1
-      {4, 2, 0, 100.0, MultiHeadErrorCode::stage_failed},  // RoPE capacity must be positive
+      {4, 2, 0, 100.0,
+       MultiHeadErrorCode::stage_failed},  // RoPE capacity must be positive
   };
   for (const auto& c : cases) {
     Tape tape;
     SplitMix64 rng(77);
-    auto layer = MultiHeadAttention::create(tape, "attention", c.width, c.heads, c.capacity, c.base, rng);
+    auto layer = MultiHeadAttention::create(tape, "attention", c.width, c.heads,
+                                            c.capacity, c.base, rng);
     ASSERT_FALSE(layer.has_value());
     EXPECT_EQ(layer.error().code, c.code) << fmt::format("{}", layer.error());
     EXPECT_EQ(layer.error().stage, MultiHeadStage::configuration);
@@ -356,7 +401,8 @@ TEST(MultiHeadAttention, RejectedCreateLeavesTheGeneratorUntouched) {
   Tape released;
   released.release();
   SplitMix64 rng(77);
-  auto dead = MultiHeadAttention::create(released, "attention", 4, 2, kCapacity, kBase, rng);
+  auto dead =
+      MultiHeadAttention::create(released, "attention", 4, 2, kCapacity, kBase, rng);
   ASSERT_FALSE(dead.has_value());
   EXPECT_EQ(dead.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(dead.error().stage, MultiHeadStage::qkv_projection);
@@ -371,7 +417,8 @@ TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters)
   ASSERT_FALSE(created.has_value());
   EXPECT_EQ(created.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(created.error().stage, MultiHeadStage::configuration);
-  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(created.error().cause));
+  ASSERT_TRUE(
+      std::holds_alternative<llmfs::attention::RopeError>(created.error().cause));
   EXPECT_EQ(std::get<llmfs::attention::RopeError>(created.error().cause).code,
             llmfs::attention::RopeErrorCode::capacity_too_large);
   EXPECT_EQ(rng, SplitMix64(77));
@@ -382,7 +429,8 @@ TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters)
                                                     {"o", w()}, 2, huge, kBase);
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error().stage, MultiHeadStage::configuration);
-  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(loaded.error().cause));
+  ASSERT_TRUE(
+      std::holds_alternative<llmfs::attention::RopeError>(loaded.error().cause));
   EXPECT_EQ(std::get<llmfs::attention::RopeError>(loaded.error().cause).code,
             llmfs::attention::RopeErrorCode::capacity_too_large);
 }
@@ -392,7 +440,8 @@ TEST(MultiHeadAttention, HugeModelWidthIsATypedProjectionError) {
   const std::size_t width = std::size_t{1} << 31;
   Tape tape;
   SplitMix64 rng(77);
-  auto layer = MultiHeadAttention::create(tape, "attention", width, 2, NoPositions{}, rng);
+  auto layer =
+      MultiHeadAttention::create(tape, "attention", width, 2, NoPositions{}, rng);
   ASSERT_FALSE(layer.has_value());
   EXPECT_EQ(layer.error().stage, MultiHeadStage::qkv_projection);
   ASSERT_TRUE(std::holds_alternative<llmfs::nn::NnError>(layer.error().cause));
@@ -413,7 +462,8 @@ TEST(MultiHeadAttention, ConfigurationErrorsFormatWithStageAndCause) {
   EXPECT_EQ(std::get<llmfs::attention::RopeError>(base.error().cause).code,
             llmfs::attention::RopeErrorCode::invalid_base);
   EXPECT_EQ(fmt::format("{}", base.error()),
-            "multi-head attention, configuration: RoPE configuration: base must be finite and "
+            "multi-head attention, configuration: RoPE configuration: base must be "
+            "finite and "
             "greater than 1 (width 2, max_positions 6, base 0.5)");
 }
 
@@ -421,30 +471,32 @@ TEST(MultiHeadAttention, FromParametersRejectsWrongMatrixShapesAndDuplicates) {
   Tape tape;
   auto w = [&] { return tape.parameter(identity()); };
   auto narrow_output = MultiHeadAttention::from_parameters(
-      {"q", w()}, {"k", w()}, {"v", w()}, {"o", tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2,
-      kCapacity, kBase);
+      {"q", w()}, {"k", w()}, {"v", w()},
+      {"o", tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2, kCapacity, kBase);
   ASSERT_FALSE(narrow_output.has_value());
   EXPECT_EQ(narrow_output.error().code, MultiHeadErrorCode::parameter_shape);
   auto narrow_qkv = MultiHeadAttention::from_parameters(
-      {"q", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"k", tape.parameter(Tensor::zeros(Shape{4, 2}))},
-      {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"o", w()}, 2, kCapacity, kBase);
+      {"q", tape.parameter(Tensor::zeros(Shape{4, 2}))},
+      {"k", tape.parameter(Tensor::zeros(Shape{4, 2}))},
+      {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"o", w()}, 2, kCapacity,
+      kBase);
   ASSERT_FALSE(narrow_qkv.has_value());
   EXPECT_EQ(narrow_qkv.error().code, MultiHeadErrorCode::parameter_shape);
   auto mismatched = MultiHeadAttention::from_parameters(
-      {"q", w()}, {"k", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"v", w()}, {"o", w()}, 2,
-      kCapacity, kBase);
+      {"q", w()}, {"k", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"v", w()},
+      {"o", w()}, 2, kCapacity, kBase);
   ASSERT_FALSE(mismatched.has_value());
   EXPECT_EQ(mismatched.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(mismatched.error().stage, MultiHeadStage::qkv_projection);
-  auto duplicate = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
-                                                       {"q", w()}, 2, kCapacity, kBase);
+  auto duplicate = MultiHeadAttention::from_parameters(
+      {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kCapacity, kBase);
   ASSERT_FALSE(duplicate.has_value());
   EXPECT_EQ(duplicate.error().stage, MultiHeadStage::parameters);
   ASSERT_TRUE(std::holds_alternative<llmfs::nn::NnError>(duplicate.error().cause));
   EXPECT_EQ(std::get<llmfs::nn::NnError>(duplicate.error().cause).code,
             llmfs::nn::NnErrorCode::duplicate_name);
-  auto zero_heads = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
-                                                        {"o", w()}, 0, kCapacity, kBase);
+  auto zero_heads = MultiHeadAttention::from_parameters(
+      {"q", w()}, {"k", w()}, {"v", w()}, {"o", w()}, 0, kCapacity, kBase);
   ASSERT_FALSE(zero_heads.has_value());
   EXPECT_EQ(zero_heads.error().code, MultiHeadErrorCode::zero_heads);
 }
@@ -459,11 +511,15 @@ TEST(MultiHeadAttention, ForwardRejectsBadInputsInTheSeedsOrder) {
     return forward ? MultiHeadErrorCode::stage_failed : forward.error().code;
   };
   // rank before width before tokens before positions
-  EXPECT_EQ(code(tape.constant(Tensor::zeros(Shape{3, 5})), 99), MultiHeadErrorCode::input_rank);
-  EXPECT_EQ(code(tape.constant(Tensor::zeros(Shape{1, 0, 5})), 99), MultiHeadErrorCode::input_width);
-  EXPECT_EQ(code(tape.constant(Tensor::zeros(Shape{1, 0, 4})), 99), MultiHeadErrorCode::empty_tokens);
+  EXPECT_EQ(code(tape.constant(Tensor::zeros(Shape{3, 5})), 99),
+            MultiHeadErrorCode::input_rank);
+  EXPECT_EQ(code(tape.constant(Tensor::zeros(Shape{1, 0, 5})), 99),
+            MultiHeadErrorCode::input_width);
+  EXPECT_EQ(code(tape.constant(Tensor::zeros(Shape{1, 0, 4})), 99),
+            MultiHeadErrorCode::empty_tokens);
   auto x = tape.constant(fixture_input());
-  EXPECT_EQ(code(x, std::numeric_limits<std::size_t>::max() - 1), MultiHeadErrorCode::offset_overflow);
+  EXPECT_EQ(code(x, std::numeric_limits<std::size_t>::max() - 1),
+            MultiHeadErrorCode::offset_overflow);
   EXPECT_EQ(code(x, 4), MultiHeadErrorCode::position_range);
   auto range = layer.forward(x, 4);
   EXPECT_EQ(fmt::format("{}", range.error()),
@@ -492,20 +548,27 @@ TEST(MultiHeadAttention, ReleasedInputIsReportedThroughTheWrappedCause) {
 
 TEST(MultiHeadAttention, SavedForwardValuesAndGradientsAreFinite) {
   auto run = run_fixture();
-  ASSERT_TRUE(llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
-  for (const auto& stage : stages(run->forward)) EXPECT_TRUE(llmfs::testing::all_finite(stage));
-  for (const auto& gradient : gradients(*run)) EXPECT_TRUE(llmfs::testing::all_finite(gradient));
+  ASSERT_TRUE(
+      llmfs::autograd::backward(run->forward.output, fixture_upstream()).has_value());
+  for (const auto& stage : stages(run->forward))
+    EXPECT_TRUE(llmfs::testing::all_finite(stage));
+  for (const auto& gradient : gradients(*run))
+    EXPECT_TRUE(llmfs::testing::all_finite(gradient));
 }
 
 TEST(MultiHeadAttention, ReplayIsBitwiseIdentical) {
   auto first = run_fixture();
   auto second = run_fixture();
-  ASSERT_TRUE(llmfs::autograd::backward(first->forward.output, fixture_upstream()).has_value());
-  ASSERT_TRUE(llmfs::autograd::backward(second->forward.output, fixture_upstream()).has_value());
+  ASSERT_TRUE(
+      llmfs::autograd::backward(first->forward.output, fixture_upstream()).has_value());
+  ASSERT_TRUE(llmfs::autograd::backward(second->forward.output, fixture_upstream())
+                  .has_value());
   const auto a = stages(first->forward), b = stages(second->forward);
-  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_TRUE(llmfs::tensor::bitwise_equal(a[i], b[i])) << i;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    EXPECT_TRUE(llmfs::tensor::bitwise_equal(a[i], b[i])) << i;
   const auto ga = gradients(*first), gb = gradients(*second);
-  for (std::size_t i = 0; i < ga.size(); ++i) EXPECT_TRUE(llmfs::tensor::bitwise_equal(ga[i], gb[i])) << i;
+  for (std::size_t i = 0; i < ga.size(); ++i)
+    EXPECT_TRUE(llmfs::tensor::bitwise_equal(ga[i], gb[i])) << i;
 }
 
 }  // namespace

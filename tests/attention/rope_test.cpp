@@ -32,7 +32,8 @@ RotaryEmbedding rope(std::size_t width, std::size_t capacity, double base) {
 
 double dot(std::span<const double> a, std::span<const double> b) {
   double total = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) total += a[i] * b[i];
+  for (std::size_t i = 0; i < a.size(); ++i)
+    total += a[i] * b[i];
   return total;
 }
 
@@ -58,20 +59,23 @@ TEST(Rope, RotatesAdjacentPairsByPositionTimesRate) {
   auto turned = r.rotate(make(Shape{1, 4}, {1, 0, 0, 1}), 2);
   ASSERT_TRUE(turned.has_value());
   llmfs::testing::expect_values_near(
-      *turned, std::vector<double>{std::cos(2.0), std::sin(2.0), -std::sin(0.2), std::cos(0.2)},
+      *turned,
+      std::vector<double>{std::cos(2.0), std::sin(2.0), -std::sin(0.2), std::cos(0.2)},
       1e-15);
   EXPECT_NEAR(turned->values()[0], -0.416147, 1e-6);
   EXPECT_NEAR(turned->values()[1], 0.909297, 1e-6);
 }
 
-// The chapter-30 fixture's head 0: row t is [cos t, −sin t] = R(−t)[1,0]; RoPE turns it back.
+// The chapter-30 fixture's head 0: row t is [cos t, −sin t] = R(−t)[1,0]; RoPE turns it
+// back.
 TEST(Rope, UndoesACounterRotatedInput) {
   const auto r = rope(2, 6, 100.0);
-  auto turned = r.rotate(make(Shape{3, 2}, {1, 0, std::cos(1.0), -std::sin(1.0), std::cos(2.0),
-                                            -std::sin(2.0)}),
+  auto turned = r.rotate(make(Shape{3, 2}, {1, 0, std::cos(1.0), -std::sin(1.0),
+                                            std::cos(2.0), -std::sin(2.0)}),
                          0);
   ASSERT_TRUE(turned.has_value());
-  llmfs::testing::expect_values_near(*turned, std::vector<double>{1, 0, 1, 0, 1, 0}, 1e-15);
+  llmfs::testing::expect_values_near(*turned, std::vector<double>{1, 0, 1, 0, 1, 0},
+                                     1e-15);
 }
 
 TEST(Rope, OffsetShiftsEveryRowsPositionBitwise) {
@@ -103,9 +107,11 @@ TEST(Rope, ScoreDependsOnlyOnTheGapBetweenPositions) {
   };
   for (std::size_t gap = 0; gap < 4; ++gap) {
     const double reference = score(gap, 0);
-    for (std::size_t s = 1; s + gap < 16; ++s) EXPECT_NEAR(score(s + gap, s), reference, 1e-12);
+    for (std::size_t s = 1; s + gap < 16; ++s)
+      EXPECT_NEAR(score(s + gap, s), reference, 1e-12);
   }
-  EXPECT_GT(std::abs(score(3, 0) - score(1, 0)), 1e-3);  // different gaps, different scores
+  EXPECT_GT(std::abs(score(3, 0) - score(1, 0)),
+            1e-3);  // different gaps, different scores
 }
 
 TEST(Rope, PreservesTheNormOfEveryPair) {
@@ -116,7 +122,8 @@ TEST(Rope, PreservesTheNormOfEveryPair) {
   ASSERT_TRUE(turned.has_value());
   for (std::size_t pair = 0; pair < 10; ++pair) {
     const double a = std::hypot(x.values()[2 * pair], x.values()[2 * pair + 1]);
-    const double b = std::hypot(turned->values()[2 * pair], turned->values()[2 * pair + 1]);
+    const double b =
+        std::hypot(turned->values()[2 * pair], turned->values()[2 * pair + 1]);
     EXPECT_NEAR(a, b, 1e-15);
   }
 }
@@ -131,7 +138,8 @@ TEST(Rope, BackwardTurnsTheGradientTheOtherWay) {
   ASSERT_TRUE(y.has_value());
   ASSERT_TRUE(llmfs::autograd::backward(*y, make(Shape{1, 2}, {1, 0})).has_value());
   llmfs::testing::expect_values_near(llmfs::testing::gradient_of(x),
-                                     std::vector<double>{std::cos(1.0), -std::sin(1.0)}, 1e-15);
+                                     std::vector<double>{std::cos(1.0), -std::sin(1.0)},
+                                     1e-15);
 }
 
 TEST(Rope, GradientsPassCentralDifferences) {
@@ -166,15 +174,18 @@ TEST(Rope, ConfigurationErrorsAreTypedAndOrdered) {
   EXPECT_EQ(code(4, 4, 1.0), RopeErrorCode::invalid_base);
   EXPECT_EQ(code(4, 4, 0.5), RopeErrorCode::invalid_base);
   EXPECT_EQ(code(4, 4, -2.0), RopeErrorCode::invalid_base);
-  EXPECT_EQ(code(4, 4, std::numeric_limits<double>::infinity()), RopeErrorCode::invalid_base);
-  EXPECT_EQ(code(4, 4, std::numeric_limits<double>::quiet_NaN()), RopeErrorCode::invalid_base);
+  EXPECT_EQ(code(4, 4, std::numeric_limits<double>::infinity()),
+            RopeErrorCode::invalid_base);
+  EXPECT_EQ(code(4, 4, std::numeric_limits<double>::quiet_NaN()),
+            RopeErrorCode::invalid_base);
   auto message = RotaryEmbedding::create(3, 4, 100.0);
   EXPECT_EQ(fmt::format("{}", message.error()),
-            "RoPE configuration: rotated width must be even (width 3, max_positions 4, base 100)");
+            "RoPE configuration: rotated width must be even (width 3, max_positions 4, "
+            "base 100)");
 }
 
-// A capacity whose [P, d/2] tables cannot be stored is refused before anything is allocated
-// (it used to escape as std::length_error from Tensor::zeros).
+// A capacity whose [P, d/2] tables cannot be stored is refused before anything is
+// allocated (it used to escape as std::length_error from Tensor::zeros).
 TEST(Rope, CapacityTooLargeForTheTablesIsATypedError) {
   const std::size_t huge = std::numeric_limits<std::size_t>::max();
   auto made = RotaryEmbedding::create(2, huge, 100.0);
@@ -185,7 +196,8 @@ TEST(Rope, CapacityTooLargeForTheTablesIsATypedError) {
             fmt::format("RoPE configuration: capacity too large for the angle tables "
                         "(width 2, max_positions {}, base 100)",
                         huge));
-  // The limit counts elements: capacity × pairs, so a wider rotation lowers the capacity.
+  // The limit counts elements: capacity × pairs, so a wider rotation lowers the
+  // capacity.
   const std::size_t limit = llmfs::tensor::max_element_count();
   auto wide = RotaryEmbedding::create(4, limit / 2 + 1, 100.0);
   ASSERT_FALSE(wide.has_value());
@@ -216,7 +228,8 @@ TEST(Rope, RotateChecksShapeAndPositionIntervalBeforeTheTape) {
   ASSERT_FALSE(range.has_value());
   EXPECT_EQ(range.error().code, RopeErrorCode::position_range);
   EXPECT_EQ(fmt::format("{}", range.error()),
-            "RoPE rotate: position interval exceeds capacity (positions [4, 7) but capacity 6)");
+            "RoPE rotate: position interval exceeds capacity (positions [4, 7) but "
+            "capacity 6)");
   EXPECT_TRUE(r.rotate(x, 3).has_value());  // [3, 6) fits exactly
   tape.release();
   auto still_range = r.rotate(x, 4);  // the interval is checked before the tape
@@ -225,7 +238,8 @@ TEST(Rope, RotateChecksShapeAndPositionIntervalBeforeTheTape) {
   auto released = r.rotate(x, 0);
   ASSERT_FALSE(released.has_value());
   EXPECT_EQ(released.error().code, RopeErrorCode::autograd);
-  EXPECT_EQ(released.error().cause->code, llmfs::autograd::AutogradErrorCode::released_input);
+  EXPECT_EQ(released.error().cause->code,
+            llmfs::autograd::AutogradErrorCode::released_input);
 }
 
 TEST(Rope, EmptyTokenAxisGivesAnEmptyResult) {

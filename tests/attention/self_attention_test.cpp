@@ -24,9 +24,9 @@ using llmfs::testing::make;
 using llmfs::testing::value_of;
 
 // Hand derivation. Q = K = [[1,0],[0,1]], V = [[1,2],[3,4]], d_k = 2.
-// Scores = Q·Kᵀ/√2 = [[1/√2, 0],[0, 1/√2]]. Row 0 weights: e^{a}/(e^{a}+1) with a = 1/√2,
-// = 0.669762..., and 1 − that = 0.330238...; row 1 is the mirror image.
-// Output row 0 = 0.669762·[1,2] + 0.330238·[3,4] = [1.660477, 2.660477].
+// Scores = Q·Kᵀ/√2 = [[1/√2, 0],[0, 1/√2]]. Row 0 weights: e^{a}/(e^{a}+1) with a =
+// 1/√2, = 0.669762..., and 1 − that = 0.330238...; row 1 is the mirror image. Output
+// row 0 = 0.669762·[1,2] + 0.330238·[3,4] = [1.660477, 2.660477].
 TEST(SelfAttention, TwoTokenHeadMatchesHandDerivation) {
   Tape tape;
   auto q = tape.constant(make(Shape{2, 2}, {1, 0, 0, 1}));
@@ -35,13 +35,15 @@ TEST(SelfAttention, TwoTokenHeadMatchesHandDerivation) {
   ASSERT_TRUE(head.has_value());
   const double a = 1.0 / std::sqrt(2.0);
   const double p = std::exp(a) / (std::exp(a) + 1.0);
-  llmfs::testing::expect_values_near(value_of(head->scores), std::vector<double>{a, 0, 0, a}, 1e-15);
+  llmfs::testing::expect_values_near(value_of(head->scores),
+                                     std::vector<double>{a, 0, 0, a}, 1e-15);
   llmfs::testing::expect_values_near(value_of(head->weights),
                                      std::vector<double>{p, 1 - p, 1 - p, p}, 1e-15);
   EXPECT_NEAR(p, 0.669762, 1e-6);
   llmfs::testing::expect_values_near(
-      value_of(head->output), std::vector<double>{p + 3 * (1 - p), 2 * p + 4 * (1 - p),
-                                                  (1 - p) + 3 * p, 2 * (1 - p) + 4 * p},
+      value_of(head->output),
+      std::vector<double>{p + 3 * (1 - p), 2 * p + 4 * (1 - p), (1 - p) + 3 * p,
+                          2 * (1 - p) + 4 * p},
       1e-15);
   EXPECT_NEAR(value_of(head->output).values()[0], 1.660477, 1e-6);
 }
@@ -69,27 +71,33 @@ TEST(SelfAttention, RowsOfTheWeightsSumToOneAndFutureKeysAreVisible) {
 
 TEST(SelfAttention, GradientsPassCentralDifferences) {
   llmfs::testing::expect_head_gradients_pass(
-      [](const auto& q, const auto& k, const auto& v) { return scaled_dot_product_attention(q, k, v); }, 8,
-      Shape{2, 3, 4}, Shape{2, 3, 2}, 24u + 24u + 12u);
+      [](const auto& q, const auto& k, const auto& v) {
+        return scaled_dot_product_attention(q, k, v);
+      },
+      8, Shape{2, 3, 4}, Shape{2, 3, 2}, 24u + 24u + 12u);
 }
 
 TEST(SelfAttention, RejectsBadShapesBeforeTouchingTheTape) {
   Tape tape;
   auto q = tape.constant(Tensor::zeros(Shape{1, 3, 4}));
-  auto rank = scaled_dot_product_attention(tape.constant(Tensor::zeros(Shape{4})), q, q);
+  auto rank =
+      scaled_dot_product_attention(tape.constant(Tensor::zeros(Shape{4})), q, q);
   ASSERT_FALSE(rank.has_value());
   EXPECT_EQ(rank.error().code, AttentionErrorCode::input_rank);
-  auto batch = scaled_dot_product_attention(q, tape.constant(Tensor::zeros(Shape{2, 3, 4})), q);
+  auto batch =
+      scaled_dot_product_attention(q, tape.constant(Tensor::zeros(Shape{2, 3, 4})), q);
   ASSERT_FALSE(batch.has_value());
   EXPECT_EQ(batch.error().code, AttentionErrorCode::batch_mismatch);
-  auto width = scaled_dot_product_attention(q, tape.constant(Tensor::zeros(Shape{1, 3, 5})), q);
+  auto width =
+      scaled_dot_product_attention(q, tape.constant(Tensor::zeros(Shape{1, 3, 5})), q);
   ASSERT_FALSE(width.has_value());
   EXPECT_EQ(width.error().code, AttentionErrorCode::key_width);
   auto zero = tape.constant(Tensor::zeros(Shape{1, 3, 0}));
   auto zero_width = scaled_dot_product_attention(zero, zero, q);
   ASSERT_FALSE(zero_width.has_value());
   EXPECT_EQ(zero_width.error().code, AttentionErrorCode::zero_key_width);
-  auto tokens = scaled_dot_product_attention(q, q, tape.constant(Tensor::zeros(Shape{1, 2, 4})));
+  auto tokens =
+      scaled_dot_product_attention(q, q, tape.constant(Tensor::zeros(Shape{1, 2, 4})));
   ASSERT_FALSE(tokens.has_value());
   EXPECT_EQ(tokens.error().code, AttentionErrorCode::token_mismatch);
   auto none = tape.constant(Tensor::zeros(Shape{1, 0, 4}));
@@ -108,10 +116,12 @@ TEST(SelfAttention, ReleasedInputIsATypedErrorWithItsCause) {
   ASSERT_FALSE(head.has_value());
   EXPECT_EQ(head.error().code, AttentionErrorCode::autograd);
   ASSERT_TRUE(head.error().cause.has_value());
-  EXPECT_EQ(head.error().cause->code, llmfs::autograd::AutogradErrorCode::released_input);
+  EXPECT_EQ(head.error().cause->code,
+            llmfs::autograd::AutogradErrorCode::released_input);
 }
 
-// PyTorch float64 (tests/reference/data/ch27_self_attention.txt): one head, X·W projections.
+// PyTorch float64 (tests/reference/data/ch27_self_attention.txt): one head, X·W
+// projections.
 TEST(SelfAttention, MatchesPyTorchReference) {
   const auto data = llmfs::testing::load_reference_case("ch27_self_attention");
   auto tensor = [&](std::string_view name) {

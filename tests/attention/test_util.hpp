@@ -31,8 +31,8 @@ inline tensor::Tensor gradient_of(const autograd::TensorValue& value) {
   return tensor ? *tensor : tensor::Tensor();
 }
 
-inline void expect_values_near(const tensor::Tensor& actual, std::span<const double> expected,
-                               double tolerance) {
+inline void expect_values_near(const tensor::Tensor& actual,
+                               std::span<const double> expected, double tolerance) {
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_NEAR(actual.values()[i], expected[i], tolerance) << "at flat index " << i;
@@ -46,11 +46,13 @@ inline bool all_finite(const tensor::Tensor& tensor) {
   return true;
 }
 
-/// Central differences (δ=1e-6, tolerance 1e-8) on Σ head(q,k,v).output ⊙ upstream, with
-/// q, k: `qk_shape`, v and upstream: `v_shape`, drawn from SplitMix64(seed). `head` is an
-/// attention op returning a struct with `.output`, or an error with `.cause`.
+/// Central differences (δ=1e-6, tolerance 1e-8) on Σ head(q,k,v).output ⊙ upstream,
+/// with q, k: `qk_shape`, v and upstream: `v_shape`, drawn from SplitMix64(seed).
+/// `head` is an attention op returning a struct with `.output`, or an error with
+/// `.cause`.
 template <class Head>
-void expect_head_gradients_pass(Head head, std::uint64_t seed, const tensor::Shape& qk_shape,
+void expect_head_gradients_pass(Head head, std::uint64_t seed,
+                                const tensor::Shape& qk_shape,
                                 const tensor::Shape& v_shape, std::size_t coordinates) {
   nn::SplitMix64 rng(seed);
   std::vector<tensor::Tensor> inputs{*nn::uniform_fan_in(qk_shape, 1, rng),

@@ -1,11 +1,11 @@
-#include <llmfs/autograd/gradcheck.hpp>
-#include <llmfs/autograd/ops.hpp>
-
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <llmfs/autograd/gradcheck.hpp>
+#include <llmfs/autograd/ops.hpp>
 
 #include "autograd/support.hpp"
 
@@ -17,17 +17,19 @@ using llmfs::tensor::Tensor;
 using llmfs::test::random_tensor;
 using llmfs::test::weighted_sum;
 
-// δ = 1e-6 and inputs of size ~1: the central difference's truncation error is O(δ²) ≈ 1e-12
-// and its rounding error about ε·|f|/δ ≈ 1e-10; 1e-7 leaves a wide margin and still rejects a
-// gradient that is wrong by a factor.
+// δ = 1e-6 and inputs of size ~1: the central difference's truncation error is O(δ²) ≈
+// 1e-12 and its rounding error about ε·|f|/δ ≈ 1e-10; 1e-7 leaves a wide margin and
+// still rejects a gradient that is wrong by a factor.
 constexpr GradientCheckOptions kOptions{1e-6, 1e-7};
 
-using Binary = std::expected<TensorValue, AutogradError> (*)(const TensorValue&, const TensorValue&);
+using Binary = std::expected<TensorValue, AutogradError> (*)(const TensorValue&,
+                                                             const TensorValue&);
 
 void expect_binary_passes(Binary op, Shape a, Shape b, std::uint64_t seed) {
   const std::vector<Tensor> inputs{random_tensor(a, seed), random_tensor(b, seed + 1)};
   auto report = check_gradients(
-      [op, seed](Tape& tape, std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
+      [op, seed](Tape& tape, std::span<const TensorValue> in)
+          -> std::expected<TensorValue, AutogradError> {
         auto y = op(in[0], in[1]);
         if (!y) return y;
         return weighted_sum(tape, *y, seed + 2);
@@ -41,18 +43,31 @@ void expect_binary_passes(Binary op, Shape a, Shape b, std::uint64_t seed) {
   EXPECT_EQ(report->coordinates(), inputs[0].size() + inputs[1].size());
 }
 
-TEST(GradientCheck, AddWithBroadcasting) { expect_binary_passes(&add, Shape{2, 3}, Shape{3}, 10); }
-TEST(GradientCheck, SubtractWithBroadcasting) { expect_binary_passes(&subtract, Shape{2, 1, 4}, Shape{3, 1}, 20); }
-TEST(GradientCheck, MultiplyWithBroadcasting) { expect_binary_passes(&multiply, Shape{2, 3, 1}, Shape{1, 4}, 30); }
-TEST(GradientCheck, MatmulLinearLayerShape) { expect_binary_passes(&matmul, Shape{2, 3, 4}, Shape{4, 5}, 40); }
-TEST(GradientCheck, MatmulBatchedHeads) { expect_binary_passes(&matmul, Shape{1, 2, 3, 2}, Shape{1, 2, 2, 3}, 50); }
-TEST(GradientCheck, MatmulUnitBatchBroadcast) { expect_binary_passes(&matmul, Shape{1, 2, 3}, Shape{3, 3, 2}, 60); }
+TEST(GradientCheck, AddWithBroadcasting) {
+  expect_binary_passes(&add, Shape{2, 3}, Shape{3}, 10);
+}
+TEST(GradientCheck, SubtractWithBroadcasting) {
+  expect_binary_passes(&subtract, Shape{2, 1, 4}, Shape{3, 1}, 20);
+}
+TEST(GradientCheck, MultiplyWithBroadcasting) {
+  expect_binary_passes(&multiply, Shape{2, 3, 1}, Shape{1, 4}, 30);
+}
+TEST(GradientCheck, MatmulLinearLayerShape) {
+  expect_binary_passes(&matmul, Shape{2, 3, 4}, Shape{4, 5}, 40);
+}
+TEST(GradientCheck, MatmulBatchedHeads) {
+  expect_binary_passes(&matmul, Shape{1, 2, 3, 2}, Shape{1, 2, 2, 3}, 50);
+}
+TEST(GradientCheck, MatmulUnitBatchBroadcast) {
+  expect_binary_passes(&matmul, Shape{1, 2, 3}, Shape{3, 3, 2}, 60);
+}
 
 template <typename Build>
 void expect_unary_passes(Build build, Shape shape, std::uint64_t seed) {
   const std::vector<Tensor> inputs{random_tensor(shape, seed)};
   auto report = check_gradients(
-      [build, seed](Tape& tape, std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
+      [build, seed](Tape& tape, std::span<const TensorValue> in)
+          -> std::expected<TensorValue, AutogradError> {
         auto y = build(in[0]);
         if (!y) return y;
         return weighted_sum(tape, *y, seed + 1);
@@ -64,28 +79,36 @@ void expect_unary_passes(Build build, Shape shape, std::uint64_t seed) {
 }
 
 TEST(GradientCheck, Scale) {
-  expect_unary_passes([](const TensorValue& x) { return scale(x, -1.75); }, Shape{2, 3}, 70);
+  expect_unary_passes([](const TensorValue& x) { return scale(x, -1.75); }, Shape{2, 3},
+                      70);
 }
 TEST(GradientCheck, Reshape) {
-  expect_unary_passes([](const TensorValue& x) { return reshape(x, Shape{3, 2, 2}); }, Shape{2, 6}, 80);
+  expect_unary_passes(
+      [](const TensorValue& x) {
+        return reshape(x, Shape{3, 2, 2});
+      },
+      Shape{2, 6}, 80);
 }
 TEST(GradientCheck, Transpose) {
-  expect_unary_passes([](const TensorValue& x) { return transpose(x, 1, 2); }, Shape{2, 3, 2, 2}, 90);
+  expect_unary_passes([](const TensorValue& x) { return transpose(x, 1, 2); },
+                      Shape{2, 3, 2, 2}, 90);
 }
 TEST(GradientCheck, Sum) {
   expect_unary_passes([](const TensorValue& x) { return sum(x); }, Shape{3, 2}, 100);
 }
 TEST(GradientCheck, SoftmaxLastAxis) {
-  expect_unary_passes([](const TensorValue& x) { return softmax_last_axis(x); }, Shape{2, 3, 4}, 110);
+  expect_unary_passes([](const TensorValue& x) { return softmax_last_axis(x); },
+                      Shape{2, 3, 4}, 110);
 }
 TEST(GradientCheck, SoftmaxWithCausalMask) {
-  // scores + mask (−∞ above the diagonal) then softmax: the masked probabilities stay exactly 0
-  // under every perturbation, so their columns contribute nothing either way.
+  // scores + mask (−∞ above the diagonal) then softmax: the masked probabilities stay
+  // exactly 0 under every perturbation, so their columns contribute nothing either way.
   const double inf = std::numeric_limits<double>::infinity();
   expect_unary_passes(
       [inf](const TensorValue& x) -> std::expected<TensorValue, AutogradError> {
         auto tape = x.tape();
-        auto mask = tape.constant(llmfs::test::T(Shape{3, 3}, {0, -inf, -inf, 0, 0, -inf, 0, 0, 0}));
+        auto mask = tape.constant(
+            llmfs::test::T(Shape{3, 3}, {0, -inf, -inf, 0, 0, -inf, 0, 0, 0}));
         auto masked = add(x, mask);
         if (!masked) return masked;
         return softmax_last_axis(*masked);
@@ -98,14 +121,17 @@ TEST(GradientCheck, SliceLastAxis) {
                       Shape{2, 3, 6}, 125);
 }
 TEST(GradientCheck, CustomRecordedOp) {
-  expect_unary_passes([](const TensorValue& x) { return llmfs::test::cube(x); }, Shape{4}, 130);
+  expect_unary_passes([](const TensorValue& x) { return llmfs::test::cube(x); },
+                      Shape{4}, 130);
 }
 
 TEST(GradientCheck, DetectsAWrongBackward) {
-  // cube with derivative 2x² instead of 3x²: at x ~ U(-1,1) the error is x² — far above 1e-7.
+  // cube with derivative 2x² instead of 3x²: at x ~ U(-1,1) the error is x² — far above
+  // 1e-7.
   const std::vector<Tensor> inputs{llmfs::test::T(Shape{2}, {0.5, -1.0})};
   auto report = check_gradients(
-      [](Tape&, std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
+      [](Tape&,
+         std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
         auto y = llmfs::test::cube(in[0], 2.0);
         if (!y) return y;
         return sum(*y);
@@ -138,21 +164,24 @@ TEST(GradientCheck, RejectsPerturbationThatRoundsAway) {
   auto r = check_gradients(sum_loss(), inputs, {1e-6, 1e-6});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::ineffective_perturbation);
-  EXPECT_NE(r.error().detail.find("input 0 coordinate 1"), std::string::npos) << r.error().detail;
+  EXPECT_NE(r.error().detail.find("input 0 coordinate 1"), std::string::npos)
+      << r.error().detail;
 }
 
 TEST(GradientCheck, RejectsNonScalarLoss) {
   const std::vector<Tensor> inputs{Tensor::zeros(Shape{2})};
-  auto r = check_gradients([](Tape&, std::span<const TensorValue> in) { return scale(in[0], 2.0); },
-                           inputs, {1e-6, 1e-6});
+  auto r = check_gradients(
+      [](Tape&, std::span<const TensorValue> in) { return scale(in[0], 2.0); }, inputs,
+      {1e-6, 1e-6});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::loss_not_scalar);
 }
 
 TEST(GradientCheck, PropagatesTheLossBuildersError) {
   const std::vector<Tensor> inputs{Tensor::zeros(Shape{2, 3})};
-  auto r = check_gradients([](Tape&, std::span<const TensorValue> in) { return matmul(in[0], in[0]); },
-                           inputs, {1e-6, 1e-6});
+  auto r = check_gradients(
+      [](Tape&, std::span<const TensorValue> in) { return matmul(in[0], in[0]); },
+      inputs, {1e-6, 1e-6});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::tensor);
   EXPECT_EQ(r.error().op, "matmul");
@@ -160,9 +189,11 @@ TEST(GradientCheck, PropagatesTheLossBuildersError) {
 
 TEST(GradientCheck, ReportsCoordinateCountsPerInput) {
   // Σ(a·b) with a [3,4] and b [4,4]: 12 + 16 coordinates (the chapter-30 check shape).
-  const std::vector<Tensor> inputs{random_tensor(Shape{3, 4}, 1), random_tensor(Shape{4, 4}, 2)};
+  const std::vector<Tensor> inputs{random_tensor(Shape{3, 4}, 1),
+                                   random_tensor(Shape{4, 4}, 2)};
   auto report = check_gradients(
-      [](Tape&, std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
+      [](Tape&,
+         std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
         auto y = matmul(in[0], in[1]);
         if (!y) return y;
         return sum(*y);

@@ -1,11 +1,11 @@
-#include <llmfs/autograd/ops.hpp>
-#include <llmfs/autograd/tape.hpp>
-
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape.hpp>
 
 #include "autograd/support.hpp"
 
@@ -26,8 +26,8 @@ TEST(Tape, ValueUsedTwiceInOneOpAccumulatesBothPaths) {
 }
 
 TEST(Tape, SliceLastAxisGradientFillsOnlyTheTakenColumns) {
-  // y = columns [1,3) of a [2,4] matrix; with upstream g the gradient is g in those columns
-  // and exactly 0 in columns 0 and 3.
+  // y = columns [1,3) of a [2,4] matrix; with upstream g the gradient is g in those
+  // columns and exactly 0 in columns 0 and 3.
   Tape tape;
   auto a = tape.parameter(T(Shape{2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}));
   auto y = slice_last_axis(a, 1, 3);
@@ -44,9 +44,11 @@ TEST(Tape, SliceLastAxisShapeErrorsAreWrappedTensorErrors) {
   ASSERT_FALSE(past.has_value());
   EXPECT_EQ(past.error().code, AutogradErrorCode::tensor);
   ASSERT_TRUE(past.error().cause.has_value());
-  EXPECT_EQ(past.error().cause->code, llmfs::tensor::TensorErrorCode::index_out_of_range);
+  EXPECT_EQ(past.error().cause->code,
+            llmfs::tensor::TensorErrorCode::index_out_of_range);
   EXPECT_EQ(fmt::format("{}", past.error()),
-            "slice_last_axis: slice_last_axis: index out of range: [2,4] (columns [3, 5) of 4)");
+            "slice_last_axis: slice_last_axis: index out of range: [2,4] (columns [3, "
+            "5) of 4)");
   auto scalar = slice_last_axis(tape.constant(Tensor::scalar(2.0)), 0, 1);
   ASSERT_FALSE(scalar.has_value());
   ASSERT_TRUE(scalar.error().cause.has_value());
@@ -122,7 +124,8 @@ TEST(Tape, SoftmaxGradientIsExactlyZeroAtMaskedKeys) {
 }
 
 TEST(Tape, LayoutGradientsArePermutedSeeds) {
-  // transpose's gradient is the seed transposed back; reshape's is the seed reshaped back.
+  // transpose's gradient is the seed transposed back; reshape's is the seed reshaped
+  // back.
   Tape tape;
   auto x = tape.parameter(Tensor::zeros(Shape{2, 3}));
   auto y = reshape(transpose(x, 0, 1).value(), Shape{6}).value();
@@ -138,7 +141,8 @@ TEST(Tape, SeedOfWrongShapeIsTypedError) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::seed_shape_mismatch);
   EXPECT_EQ(fmt::format("{}", r.error()),
-            "backward: upstream seed shape differs from output shape (output [2,3] seed [3,2])");
+            "backward: upstream seed shape differs from output shape (output [2,3] "
+            "seed [3,2])");
 }
 
 TEST(Tape, ConstantsHaveNoGradientAndNoBackward) {
@@ -175,7 +179,8 @@ TEST(Tape, ReleasedTapeGivesReleasedInputEverywhere) {
   ASSERT_FALSE(op.has_value());
   EXPECT_EQ(op.error().code, AutogradErrorCode::released_input);
   EXPECT_EQ(fmt::format("{}", op.error()), "add: released input (node 0)");
-  EXPECT_EQ(backward(y, Tensor::zeros(Shape{2})).error().code, AutogradErrorCode::released_input);
+  EXPECT_EQ(backward(y, Tensor::zeros(Shape{2})).error().code,
+            AutogradErrorCode::released_input);
   // A value recorded after release is unusable too.
   auto late = tape.constant(T(Shape{1}, {3}));
   EXPECT_EQ(late.value().error().code, AutogradErrorCode::released_input);
@@ -208,7 +213,8 @@ TEST(Tape, TensorErrorsAreWrappedWithTheOp) {
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::tensor);
   ASSERT_TRUE(r.error().cause.has_value());
-  EXPECT_EQ(r.error().cause->code, llmfs::tensor::TensorErrorCode::inner_dimension_mismatch);
+  EXPECT_EQ(r.error().cause->code,
+            llmfs::tensor::TensorErrorCode::inner_dimension_mismatch);
   EXPECT_EQ(fmt::format("{}", r.error()),
             "matmul: matmul: inner dimension mismatch: [2,3] and [4,5] (3 != 4)");
   EXPECT_EQ(tape.node_count(), 2u);  // the failed op recorded nothing
@@ -226,7 +232,8 @@ TEST(Tape, NodeIdsFollowCreationOrder) {
   EXPECT_EQ(tape.node_count(), 3u);
 }
 
-// A small attention-shaped computation: softmax(X·Wq·(X·Wk)ᵀ/√2)·X·Wv, summed with weights.
+// A small attention-shaped computation: softmax(X·Wq·(X·Wk)ᵀ/√2)·X·Wv, summed with
+// weights.
 std::pair<Tensor, Tensor> run_once() {
   Tape tape;
   auto x = tape.parameter(llmfs::test::random_tensor(Shape{2, 3, 4}, 1));
@@ -234,7 +241,9 @@ std::pair<Tensor, Tensor> run_once() {
   auto wk = tape.parameter(llmfs::test::random_tensor(Shape{4, 2}, 3));
   auto q = matmul(x, wq).value();
   auto k = matmul(x, wk).value();
-  auto scores = scale(matmul(q, transpose(k, 1, 2).value()).value(), 1.0 / std::sqrt(2.0)).value();
+  auto scores =
+      scale(matmul(q, transpose(k, 1, 2).value()).value(), 1.0 / std::sqrt(2.0))
+          .value();
   auto y = matmul(softmax_last_axis(scores).value(), x).value();
   auto loss = llmfs::test::weighted_sum(tape, y, 9).value();
   EXPECT_TRUE(backward(loss, Tensor::scalar(1.0)).has_value());
@@ -258,7 +267,8 @@ TEST(Tape, EmptyBatchRunsForwardAndBackward) {
   EXPECT_EQ(w.gradient().value(), Tensor::zeros(Shape{4, 4}));
 }
 
-// ---- custom ops -----------------------------------------------------------------------------
+// ---- custom ops
+// -----------------------------------------------------------------------------
 
 TEST(RecordOp, CustomOpGradientByHand) {
   // y = x³ at x = [1,-2]: ∂Σy/∂x = 3x² = [3,12].
@@ -275,15 +285,17 @@ TEST(RecordOp, WrongShapeContributionFailsThePassAndLeavesGradientsUntouched) {
   auto x = tape.parameter(T(Shape{2}, {1, 2}));
   auto first = sum(x).value();
   ASSERT_TRUE(backward(first, Tensor::scalar(1.0)).has_value());  // x.grad = [1,1]
-  auto bad = record_op("bad", Tensor::zeros(Shape{2}), {x},
-                       [](BackwardContext& ctx) { return ctx.accumulate(0, Tensor::zeros(Shape{3})); });
+  auto bad = record_op("bad", Tensor::zeros(Shape{2}), {x}, [](BackwardContext& ctx) {
+    return ctx.accumulate(0, Tensor::zeros(Shape{3}));
+  });
   ASSERT_TRUE(bad.has_value());
   auto loss = add(sum(*bad).value(), first).value();
   auto r = backward(loss, Tensor::scalar(1.0));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::gradient_shape_mismatch);
   EXPECT_EQ(fmt::format("{}", r.error()),
-            "bad: gradient shape differs from parent shape (parent 0 has shape [2], gradient has shape [3])");
+            "bad: gradient shape differs from parent shape (parent 0 has shape [2], "
+            "gradient has shape [3])");
   EXPECT_EQ(x.gradient().value(), T(Shape{2}, {1, 1}));
 }
 
@@ -293,10 +305,11 @@ TEST(RecordOp, NeedsAParentAndAValidIndex) {
   EXPECT_EQ(none.error().code, AutogradErrorCode::invalid_argument);
   Tape tape;
   auto x = tape.parameter(T(Shape{1}, {1}));
-  auto y = record_op("bad index", Tensor::scalar(1.0), {x},
-                     [](BackwardContext& ctx) { return ctx.accumulate(1, Tensor::zeros(Shape{1})); })
-               .value();
-  EXPECT_EQ(backward(y, Tensor::scalar(1.0)).error().code, AutogradErrorCode::invalid_argument);
+  auto y = record_op("bad index", Tensor::scalar(1.0), {x}, [](BackwardContext& ctx) {
+             return ctx.accumulate(1, Tensor::zeros(Shape{1}));
+           }).value();
+  EXPECT_EQ(backward(y, Tensor::scalar(1.0)).error().code,
+            AutogradErrorCode::invalid_argument);
 }
 
 }  // namespace

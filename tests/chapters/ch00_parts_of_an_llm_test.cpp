@@ -1,7 +1,7 @@
 // Chapter 0: the toy's numbers, derived by hand beside each assertion.
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "evidence.hpp"
 
@@ -33,7 +33,8 @@ TEST(Ch00Toy, PromptAbPredictsCWithProbabilityFromHandDerivation) {
 }
 
 TEST(Ch00Exercise, LongerPromptAbcStillPredictsC) {
-  // mean of a, b, c = [2/3, 2/3]; logits [2/3, 2/3, 4/3]; p(c) = e^(2/3) / (2 + e^(2/3)).
+  // mean of a, b, c = [2/3, 2/3]; logits [2/3, 2/3, 4/3]; p(c) = e^(2/3) / (2 +
+  // e^(2/3)).
   const auto e = ch00::exercise_longer_prompt(kModel);
   const double pc = std::exp(2.0 / 3.0) / (2.0 + std::exp(2.0 / 3.0));
   EXPECT_NEAR(e.probabilities[2], pc, 1e-15);

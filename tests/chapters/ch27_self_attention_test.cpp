@@ -1,6 +1,6 @@
-// Chapter 27's claims: every number the chapter quotes, checked against a hand derivation
-// written beside the test, against PyTorch float64 reference data, or against central
-// differences. Nothing here is checked against the demo's own output.
+// Chapter 27's claims: every number the chapter quotes, checked against a hand
+// derivation written beside the test, against PyTorch float64 reference data, or
+// against central differences. Nothing here is checked against the demo's own output.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -36,21 +36,24 @@ const ch27::Evidence& evidence() {
   return gathered;
 }
 
-void expect_values_near(std::span<const double> actual, const std::vector<double>& expected,
-                        double tolerance, const char* what) {
+void expect_values_near(std::span<const double> actual,
+                        const std::vector<double>& expected, double tolerance,
+                        const char* what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
   }
 }
 
-// Hand derivation (chapter 27, "Predict before you run"). With a = 1/√2 and Q = K = V = X:
+// Hand derivation (chapter 27, "Predict before you run"). With a = 1/√2 and Q = K = V =
+// X:
 //   Q·Kᵀ = [[1,0,1],[0,1,1],[1,1,2]], scores = a·Q·Kᵀ.
 //   Row 0 scores [a,0,a]:  weights [e^a, 1, e^a] / (2e^a + 1).
 //   Row 1 scores [0,a,a]:  weights [1, e^a, e^a] / (2e^a + 1).
-//   Row 2 scores [a,a,2a]: weights [e^-a, e^-a, 1] / (2e^-a + 1)   (after subtracting 2a).
-//   Output row i = Σ_j w_ij V_j with V = [[1,0],[0,1],[1,1]]:
-//     row 0 = [w00 + w02, w01 + w02], row 1 = [w10 + w12, w11 + w12], row 2 = [w20 + w22, w21 + w22].
+//   Row 2 scores [a,a,2a]: weights [e^-a, e^-a, 1] / (2e^-a + 1)   (after subtracting
+//   2a). Output row i = Σ_j w_ij V_j with V = [[1,0],[0,1],[1,1]]:
+//     row 0 = [w00 + w02, w01 + w02], row 1 = [w10 + w12, w11 + w12], row 2 = [w20 +
+//     w22, w21 + w22].
 struct HandFixture {
   double a = 1.0 / std::sqrt(2.0);
   double big = std::exp(a) / (2.0 * std::exp(a) + 1.0);
@@ -61,16 +64,18 @@ struct HandFixture {
 
 TEST(Ch27Fixture, ScoresAreDotProductsTimesOneOverRootTwo) {
   const HandFixture h;
-  expect_values_near(evidence().fixture.dots.values(), {1, 0, 1, 0, 1, 1, 1, 1, 2}, 0.0, "dots");
+  expect_values_near(evidence().fixture.dots.values(), {1, 0, 1, 0, 1, 1, 1, 1, 2}, 0.0,
+                     "dots");
   expect_values_near(evidence().fixture.scores.values(),
                      {h.a, 0, h.a, 0, h.a, h.a, h.a, h.a, 2 * h.a}, 1e-15, "scores");
 }
 
 TEST(Ch27Fixture, WeightsMatchTheHandDerivation) {
   const HandFixture h;
-  expect_values_near(evidence().fixture.weights.values(),
-                     {h.big, h.small, h.big, h.small, h.big, h.big, h.side, h.side, h.self}, 1e-15,
-                     "weights");
+  expect_values_near(
+      evidence().fixture.weights.values(),
+      {h.big, h.small, h.big, h.small, h.big, h.big, h.side, h.side, h.self}, 1e-15,
+      "weights");
   // The six-decimal values the chapter prints.
   EXPECT_NEAR(h.big, 0.401112, 5e-7);
   EXPECT_NEAR(h.small, 0.197776, 5e-7);
@@ -89,19 +94,22 @@ TEST(Ch27Fixture, OutputRowsAreTheWeightedValueRows) {
   EXPECT_NEAR(h.side + h.self, 0.751745, 5e-7);
 }
 
-// loss = Σ output ⊙ upstream with the hand outputs above and upstream [1,-0.5,0.25,0.75,-0.3,0.8].
+// loss = Σ output ⊙ upstream with the hand outputs above and upstream
+// [1,-0.5,0.25,0.75,-0.3,0.8].
 TEST(Ch27Fixture, LossIsTheUpstreamWeightedSumOfTheHandOutputs) {
   const HandFixture h;
-  const std::vector<double> y{2 * h.big, h.small + h.big, h.small + h.big, 2 * h.big,
-                              h.side + h.self, h.side + h.self};
+  const std::vector<double> y{2 * h.big, h.small + h.big, h.small + h.big,
+                              2 * h.big, h.side + h.self, h.side + h.self};
   const std::vector<double> u{1.0, -0.5, 0.25, 0.75, -0.3, 0.8};
   double loss = 0.0;
-  for (std::size_t i = 0; i < y.size(); ++i) loss += y[i] * u[i];
+  for (std::size_t i = 0; i < y.size(); ++i)
+    loss += y[i] * u[i];
   EXPECT_NEAR(evidence().gradients.loss, loss, 1e-15);
 }
 
 TEST(Ch27Fixture, EveryWeightRowSumsToOne) {
-  for (double sum : evidence().fixture.row_sums) EXPECT_NEAR(sum, 1.0, 1e-15);
+  for (double sum : evidence().fixture.row_sums)
+    EXPECT_NEAR(sum, 1.0, 1e-15);
 }
 
 TEST(Ch27Fixture, ShapesFollowTheContract) {
@@ -115,13 +123,15 @@ TEST(Ch27Fixture, ShapesFollowTheContract) {
 TEST(Ch27SharedTable, ScalingOneValueColumnScalesOnlyThatOutputColumn) {
   const auto& f = evidence().fixture;
   Tensor value = f.value;
-  for (std::size_t t = 0; t < 3; ++t) value.mutable_values()[t * 2 + 1] *= 10.0;
+  for (std::size_t t = 0; t < 3; ++t)
+    value.mutable_values()[t * 2 + 1] *= 10.0;
   const auto scaled = ch27::run_head_on(f.query, f.key, value);
   ASSERT_TRUE(scaled) << scaled.error();
   EXPECT_TRUE(llmfs::tensor::bitwise_equal(scaled->weights, f.weights));
   for (std::size_t t = 0; t < 3; ++t) {
     EXPECT_EQ(scaled->output.values()[t * 2], f.output.values()[t * 2]);
-    EXPECT_NEAR(scaled->output.values()[t * 2 + 1], 10.0 * f.output.values()[t * 2 + 1], 1e-14);
+    EXPECT_NEAR(scaled->output.values()[t * 2 + 1], 10.0 * f.output.values()[t * 2 + 1],
+                1e-14);
   }
 }
 
@@ -132,47 +142,58 @@ TEST(Ch27Saturation, UnscaledScoresSaturateAndScaledScoresDoNot) {
   const auto& s = evidence().saturation;
   const double z = 1.0 + std::exp(-8.0) + std::exp(-16.0);
   expect_values_near(s.unscaled.scores, {16, 8, 0}, 0.0, "unscaled scores");
-  expect_values_near(s.unscaled.weights, {1.0 / z, std::exp(-8.0) / z, std::exp(-16.0) / z}, 1e-15,
+  expect_values_near(s.unscaled.weights,
+                     {1.0 / z, std::exp(-8.0) / z, std::exp(-16.0) / z}, 1e-15,
                      "unscaled weights");
   const double y = std::exp(4.0) + std::exp(2.0) + 1.0;
   expect_values_near(s.scaled.scores, {4, 2, 0}, 0.0, "scaled scores");
-  expect_values_near(s.scaled.weights, {std::exp(4.0) / y, std::exp(2.0) / y, 1.0 / y}, 1e-15,
-                     "scaled weights");
+  expect_values_near(s.scaled.weights, {std::exp(4.0) / y, std::exp(2.0) / y, 1.0 / y},
+                     1e-15, "scaled weights");
   EXPECT_GT(s.unscaled.weights[0], 0.9996);
   EXPECT_NEAR(s.unscaled.max_derivative, 0.000335, 5e-7);
   EXPECT_NEAR(s.scaled.max_derivative, 0.115448, 5e-7);
   EXPECT_GT(s.scaled.max_derivative / s.unscaled.max_derivative, 300.0);
 }
 
-// max_softmax_derivative is the formula p_i(δ_ij − p_j); check it against central differences
-// of the library's softmax itself, so the saturation claim does not rest on the formula.
+// max_softmax_derivative is the formula p_i(δ_ij − p_j); check it against central
+// differences of the library's softmax itself, so the saturation claim does not rest on
+// the formula.
 TEST(Ch27Saturation, LargestDerivativeAgreesWithCentralDifferences) {
-  for (const std::vector<double>& scores : {std::vector<double>{16, 8, 0}, std::vector<double>{4, 2, 0}}) {
+  for (const std::vector<double>& scores :
+       {std::vector<double>{16, 8, 0}, std::vector<double>{4, 2, 0}}) {
     const double step = 1e-6;
     double largest = 0.0;
     for (std::size_t j = 0; j < 3; ++j) {
       std::vector<double> up = scores, down = scores;
       up[j] += step;
       down[j] -= step;
-      const auto pu = llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, up).value()).value();
-      const auto pd = llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, down).value()).value();
+      const auto pu =
+          llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, up).value()).value();
+      const auto pd =
+          llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, down).value())
+              .value();
       for (std::size_t i = 0; i < 3; ++i) {
-        largest = std::max(largest, std::abs((pu.values()[i] - pd.values()[i]) / (2 * step)));
+        largest =
+            std::max(largest, std::abs((pu.values()[i] - pd.values()[i]) / (2 * step)));
       }
     }
-    const auto p = llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, scores).value()).value();
-    const double formula =
-        ch27::max_softmax_derivative(std::vector<double>(p.values().begin(), p.values().end()));
+    const auto p =
+        llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, scores).value())
+            .value();
+    const double formula = ch27::max_softmax_derivative(
+        std::vector<double>(p.values().begin(), p.values().end()));
     EXPECT_NEAR(formula, largest, 1e-8);
   }
 }
 
 // Additive scores for query 0 = [1,0] with W = U = I, v = [1,1]:
-//   key [1,0]: tanh(2) + tanh(0); key [0,1]: tanh(1) + tanh(1); key [1,1]: tanh(2) + tanh(1).
+//   key [1,0]: tanh(2) + tanh(0); key [0,1]: tanh(1) + tanh(1); key [1,1]: tanh(2) +
+//   tanh(1).
 TEST(Ch27History, AdditiveScoresAreSumsOfTanh) {
-  expect_values_near(evidence().history.additive,
-                     {std::tanh(2.0), 2 * std::tanh(1.0), std::tanh(2.0) + std::tanh(1.0)}, 1e-15,
-                     "additive");
+  expect_values_near(
+      evidence().history.additive,
+      {std::tanh(2.0), 2 * std::tanh(1.0), std::tanh(2.0) + std::tanh(1.0)}, 1e-15,
+      "additive");
   EXPECT_NEAR(std::tanh(2.0), 0.964028, 5e-7);
   EXPECT_NEAR(2 * std::tanh(1.0), 1.523188, 5e-7);
   EXPECT_NEAR(std::tanh(2.0) + std::tanh(1.0), 1.725622, 5e-7);
@@ -186,27 +207,30 @@ TEST(Ch27Gradients, EveryCoordinatePassesCentralDifferences) {
   EXPECT_LT(check.max_abs_error(), ch27::kGradTolerance);
 }
 
-// The gradients the report prints, confirmed by central differences computed here, outside
-// the library's gradient checker: loss(X, W_Q, W_K, W_V) = Σ output ⊙ upstream, evaluated by
-// run_head at x ± δ for every one of the 18 coordinates.
+// The gradients the report prints, confirmed by central differences computed here,
+// outside the library's gradient checker: loss(X, W_Q, W_K, W_V) = Σ output ⊙ upstream,
+// evaluated by run_head at x ± δ for every one of the 18 coordinates.
 TEST(Ch27Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
   const auto& e = evidence();
   const auto& upstream = e.gradients.upstream;
-  std::vector<Tensor> point{e.fixture.input, e.fixture.query_weight, e.fixture.key_weight,
-                            e.fixture.value_weight};
-  const std::vector<const Tensor*> reported{&e.gradients.input_gradient, &e.gradients.query_weight_gradient,
-                                            &e.gradients.key_weight_gradient,
-                                            &e.gradients.value_weight_gradient};
+  std::vector<Tensor> point{e.fixture.input, e.fixture.query_weight,
+                            e.fixture.key_weight, e.fixture.value_weight};
+  const std::vector<const Tensor*> reported{
+      &e.gradients.input_gradient, &e.gradients.query_weight_gradient,
+      &e.gradients.key_weight_gradient, &e.gradients.value_weight_gradient};
   auto loss = [&](const std::vector<Tensor>& at_point) {
-    const auto pass = ch27::run_head(at_point[0], at_point[1], at_point[2], at_point[3]);
+    const auto pass =
+        ch27::run_head(at_point[0], at_point[1], at_point[2], at_point[3]);
     double total = 0.0;
-    for (std::size_t i = 0; i < upstream.size(); ++i) total += pass->output.values()[i] * upstream.values()[i];
+    for (std::size_t i = 0; i < upstream.size(); ++i)
+      total += pass->output.values()[i] * upstream.values()[i];
     return total;
   };
   EXPECT_NEAR(loss(point), e.gradients.loss, 1e-15);
   const std::size_t checked = llmfs::testing::central_differences(
       point, loss, 1e-6, [&](std::size_t which, std::size_t i, double numeric) {
-        EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8) << "input " << which << " coordinate " << i;
+        EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8)
+            << "input " << which << " coordinate " << i;
       });
   EXPECT_EQ(checked, 18u);
 }
@@ -214,27 +238,33 @@ TEST(Ch27Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
 TEST(Ch27Errors, MalformedHeadInputsAreTypedErrors) {
   ag::Tape tape;
   const auto x = tape.constant(Tensor::zeros(Shape{1, 3, 2}));
-  auto wide_key = at::scaled_dot_product_attention(x, tape.constant(Tensor::zeros(Shape{1, 3, 4})), x);
+  auto wide_key = at::scaled_dot_product_attention(
+      x, tape.constant(Tensor::zeros(Shape{1, 3, 4})), x);
   ASSERT_FALSE(wide_key);
   EXPECT_EQ(wide_key.error().code, at::AttentionErrorCode::key_width);
-  auto short_value = at::scaled_dot_product_attention(x, x, tape.constant(Tensor::zeros(Shape{1, 2, 2})));
+  auto short_value = at::scaled_dot_product_attention(
+      x, x, tape.constant(Tensor::zeros(Shape{1, 2, 2})));
   ASSERT_FALSE(short_value);
   EXPECT_EQ(short_value.error().code, at::AttentionErrorCode::token_mismatch);
-  auto flat = at::scaled_dot_product_attention(tape.constant(Tensor::zeros(Shape{2})), x, x);
+  auto flat =
+      at::scaled_dot_product_attention(tape.constant(Tensor::zeros(Shape{2})), x, x);
   ASSERT_FALSE(flat);
   EXPECT_EQ(flat.error().code, at::AttentionErrorCode::input_rank);
   // The demo reports the same three refusals.
-  EXPECT_NE(evidence().errors.key_width.find("query and key widths differ"), std::string::npos);
-  EXPECT_NE(evidence().errors.token_count.find("token counts differ"), std::string::npos);
+  EXPECT_NE(evidence().errors.key_width.find("query and key widths differ"),
+            std::string::npos);
+  EXPECT_NE(evidence().errors.token_count.find("token counts differ"),
+            std::string::npos);
   EXPECT_NE(evidence().errors.rank.find("ranks"), std::string::npos);
 }
 
-// ---------------------------------------------------------------- PyTorch reference case
+// ---------------------------------------------------------------- PyTorch reference
+// case
 
 // |actual − expected| ≤ 1e-12 · |expected|: a relative error of 1e-12 on every entry
 // (an exact zero must be matched exactly).
-void expect_matches(const Tensor& actual, const llmfs::testing::ReferenceTensor& expected,
-                    const char* what) {
+void expect_matches(const Tensor& actual,
+                    const llmfs::testing::ReferenceTensor& expected, const char* what) {
   ASSERT_EQ(actual.shape().as_vector(), expected.shape) << what;
   for (std::size_t i = 0; i < expected.values.size(); ++i) {
     const double want = expected.values[i];
@@ -267,7 +297,8 @@ TEST(Ch27Reference, RandomCaseMatchesPyTorchFloat64) {
   expect_matches(head->output.value().value(), ref.at("output"), "output");
 
   const Tensor upstream = tensor_of(ref.at("upstream"));
-  const auto loss = ag::sum(ag::multiply(head->output, tape.constant(upstream)).value()).value();
+  const auto loss =
+      ag::sum(ag::multiply(head->output, tape.constant(upstream)).value()).value();
   expect_matches(loss.value().value(), ref.at("loss"), "loss");
   ASSERT_TRUE(ag::backward(loss, Tensor::scalar(1.0)));
   expect_matches(x.gradient().value(), ref.at("grad_X"), "grad_X");
@@ -287,15 +318,18 @@ TEST(Ch27Reference, RandomCaseWeightsAreNotNearlyOneHot) {
 
 TEST(Ch27Exercises, ShapesAndParameterCountForTheWiderHead) {
   const auto& x = evidence().exercises;
-  const std::vector<Shape> expected{{2, 5, 4}, {2, 5, 4}, {2, 5, 4}, {2, 5, 5}, {2, 5, 5}, {2, 5, 4}};
+  const std::vector<Shape> expected{{2, 5, 4}, {2, 5, 4}, {2, 5, 4},
+                                    {2, 5, 5}, {2, 5, 5}, {2, 5, 4}};
   EXPECT_EQ(x.e1_shapes, expected);
   EXPECT_EQ(x.e1_parameters, 3u * 8u * 4u);
 }
 
 TEST(Ch27Exercises, ZeroQueryGivesUniformRowsAndTheMeanValue) {
   const auto& x = evidence().exercises;
-  for (double w : x.e2_weights.values()) EXPECT_EQ(w, 1.0 / 3.0);  // exp(0)/3 is exact
-  for (double y : x.e2_output.values()) EXPECT_NEAR(y, 2.0 / 3.0, 1e-15);
+  for (double w : x.e2_weights.values())
+    EXPECT_EQ(w, 1.0 / 3.0);  // exp(0)/3 is exact
+  for (double y : x.e2_output.values())
+    EXPECT_NEAR(y, 2.0 / 3.0, 1e-15);
 }
 
 TEST(Ch27Exercises, ShiftingEveryKeyByOneVectorLeavesWeightsUnchanged) {
@@ -317,12 +351,13 @@ TEST(Ch27Exercises, SwappingTokensPermutesTheOutputRows) {
 TEST(Ch27Exercises, WiderKeysSaturateHarderWithoutTheScale) {
   const auto& x = evidence().exercises;
   const double z = 1.0 + std::exp(-32.0) + std::exp(-64.0);
-  expect_values_near(x.e5_unscaled_weights, {1.0 / z, std::exp(-32.0) / z, std::exp(-64.0) / z},
-                     1e-15, "unscaled");
+  expect_values_near(x.e5_unscaled_weights,
+                     {1.0 / z, std::exp(-32.0) / z, std::exp(-64.0) / z}, 1e-15,
+                     "unscaled");
   EXPECT_NEAR(x.e5_unscaled_weights[1] / std::exp(-32.0), 1.0, 1e-12);
   const double y = std::exp(8.0) + std::exp(4.0) + 1.0;
-  expect_values_near(x.e5_scaled_weights, {std::exp(8.0) / y, std::exp(4.0) / y, 1.0 / y}, 1e-15,
-                     "scaled");
+  expect_values_near(x.e5_scaled_weights,
+                     {std::exp(8.0) / y, std::exp(4.0) / y, 1.0 / y}, 1e-15, "scaled");
   EXPECT_NEAR(x.e5_scaled_weights[1], 0.017980, 5e-7);
 }
 

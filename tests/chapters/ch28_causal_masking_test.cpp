@@ -1,6 +1,7 @@
-// Chapter 28's claims: the mask, exact zeros, bitwise prefix invariance, the gradient barrier,
-// the typed refusals and the exercise answers, checked against hand derivations written beside
-// each test, PyTorch float64 reference data and central differences.
+// Chapter 28's claims: the mask, exact zeros, bitwise prefix invariance, the gradient
+// barrier, the typed refusals and the exercise answers, checked against hand
+// derivations written beside each test, PyTorch float64 reference data and central
+// differences.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -42,8 +43,9 @@ const ch28::Evidence& evidence() {
   return gathered;
 }
 
-void expect_values_near(std::span<const double> actual, const std::vector<double>& expected,
-                        double tolerance, const char* what) {
+void expect_values_near(std::span<const double> actual,
+                        const std::vector<double>& expected, double tolerance,
+                        const char* what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
@@ -59,11 +61,13 @@ TEST(Ch28Mask, ZeroOnAndBelowTheDiagonalMinusInfinityAbove) {
   ASSERT_TRUE(mask);
   EXPECT_EQ(mask->shape(), (Shape{3, 3}));
   const std::vector<double> expected{0, -kInf, -kInf, 0, 0, -kInf, 0, 0, 0};
-  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_EQ(mask->values()[i], expected[i]) << i;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    EXPECT_EQ(mask->values()[i], expected[i]) << i;
   EXPECT_EQ(evidence().fixture.mask, *mask);
 }
 
-// Hand derivation (chapter 28, "Predict before you run"), a = 1/√2, V = [[1,0],[0,1],[1,1]]:
+// Hand derivation (chapter 28, "Predict before you run"), a = 1/√2, V =
+// [[1,0],[0,1],[1,1]]:
 //   row 0: one allowed key, weight e^0/e^0 = 1 exactly, output = V_0 = [1,0] exactly.
 //   row 1: allowed scores [0, a]: weights [1, e^a] / (1 + e^a), output = [w10, w11].
 //   row 2: nothing blocked: Chapter 27's row, [e^-a, e^-a, 1] / (2e^-a + 1),
@@ -74,19 +78,20 @@ TEST(Ch28Fixture, WeightsMatchTheHandDerivation) {
   const double w11 = std::exp(a) / (1.0 + std::exp(a));
   const double side = std::exp(-a) / (2.0 * std::exp(-a) + 1.0);
   const double self = 1.0 / (2.0 * std::exp(-a) + 1.0);
-  expect_values_near(evidence().fixture.weights.values(), {1, 0, 0, w10, w11, 0, side, side, self},
-                     1e-15, "weights");
+  expect_values_near(evidence().fixture.weights.values(),
+                     {1, 0, 0, w10, w11, 0, side, side, self}, 1e-15, "weights");
   EXPECT_NEAR(w10, 0.330238, 5e-7);
   EXPECT_NEAR(w11, 0.669762, 5e-7);
-  expect_values_near(evidence().fixture.output.values(), {1, 0, w10, w11, side + self, side + self},
-                     1e-15, "output");
+  expect_values_near(evidence().fixture.output.values(),
+                     {1, 0, w10, w11, side + self, side + self}, 1e-15, "output");
   EXPECT_NEAR(side + self, 0.751745, 5e-7);
 }
 
 TEST(Ch28Fixture, MaskedScoresAreScoresPlusTheMask) {
   const auto& f = evidence().fixture;
   const double a = 1.0 / std::sqrt(2.0);
-  expect_values_near(f.scores.values(), {a, 0, a, 0, a, a, a, a, 2 * a}, 1e-15, "scores");
+  expect_values_near(f.scores.values(), {a, 0, a, 0, a, a, a, a, 2 * a}, 1e-15,
+                     "scores");
   for (std::size_t i = 0; i < 3; ++i) {
     for (std::size_t j = 0; j < 3; ++j) {
       const double masked = f.masked_scores.values()[i * 3 + j];
@@ -102,12 +107,14 @@ TEST(Ch28Fixture, MaskedScoresAreScoresPlusTheMask) {
 TEST(Ch28Fixture, BlockedWeightsArePositiveZeroAndRowZeroIsExactlyValueZero) {
   const auto& f = evidence().fixture;
   for (std::size_t i = 0; i < 3; ++i) {
-    for (std::size_t j = i + 1; j < 3; ++j) EXPECT_TRUE(same_bits(f.weights.values()[i * 3 + j], 0.0));
+    for (std::size_t j = i + 1; j < 3; ++j)
+      EXPECT_TRUE(same_bits(f.weights.values()[i * 3 + j], 0.0));
   }
   EXPECT_EQ(f.weights.values()[0], 1.0);
   EXPECT_EQ(f.output.values()[0], 1.0);
   EXPECT_EQ(f.output.values()[1], 0.0);
-  for (double sum : f.row_sums) EXPECT_NEAR(sum, 1.0, 1e-15);
+  for (double sum : f.row_sums)
+    EXPECT_NEAR(sum, 1.0, 1e-15);
 }
 
 TEST(Ch28Prefix, ReplacingTheLastTokenLeavesEarlierRowsBitwiseUnchanged) {
@@ -116,16 +123,19 @@ TEST(Ch28Prefix, ReplacingTheLastTokenLeavesEarlierRowsBitwiseUnchanged) {
   EXPECT_EQ(p.output_row_unchanged, (std::vector<bool>{true, true, false}));
   // Independent of the evidence's comparison: the raw bits of rows 0 and 1.
   for (std::size_t i = 0; i < 4; ++i) {
-    EXPECT_TRUE(same_bits(p.changed.output.values()[i], evidence().fixture.output.values()[i]));
+    EXPECT_TRUE(
+        same_bits(p.changed.output.values()[i], evidence().fixture.output.values()[i]));
   }
 }
 
-// The changed row itself, by hand. Identity projections, so Q = K = V = X, and the new last
-// token is x_2 = [3,-2]. Query 2 sees all three keys:
+// The changed row itself, by hand. Identity projections, so Q = K = V = X, and the new
+// last token is x_2 = [3,-2]. Query 2 sees all three keys:
 //   q_2·k_0 = 3,  q_2·k_1 = -2,  q_2·k_2 = 9 + 4 = 13;  scaled by 1/√2.
 //   w = softmax([3, -2, 13]/√2) = [e^{3a}, e^{-2a}, e^{13a}] / Σ  with a = 1/√2.
-//   output_2 = w_0 [1,0] + w_1 [0,1] + w_2 [3,-2] = [w_0 + 3 w_2, w_1 - 2 w_2] ≈ [2.998229, -1.998229].
-// The report's changed_output and the trace's PREFIX token=2 print exactly these numbers.
+//   output_2 = w_0 [1,0] + w_1 [0,1] + w_2 [3,-2] = [w_0 + 3 w_2, w_1 - 2 w_2] ≈
+//   [2.998229, -1.998229].
+// The report's changed_output and the trace's PREFIX token=2 print exactly these
+// numbers.
 TEST(Ch28Prefix, ChangedLastRowMatchesTheHandDerivation) {
   const double a = 1.0 / std::sqrt(2.0);
   const double e0 = std::exp(3.0 * a), e1 = std::exp(-2.0 * a), e2 = std::exp(13.0 * a);
@@ -133,14 +143,18 @@ TEST(Ch28Prefix, ChangedLastRowMatchesTheHandDerivation) {
   const double w0 = e0 / total, w1 = e1 / total, w2 = e2 / total;
   const std::vector<double> hand{w0 + 3.0 * w2, w1 - 2.0 * w2};
   const auto& changed = evidence().prefix.changed;
-  expect_values_near(changed.weights.values().subspan(6, 3), {w0, w1, w2}, 1e-15, "row 2 weights");
-  expect_values_near(changed.output.values().subspan(4, 2), hand, 1e-14, "row 2 output");
+  expect_values_near(changed.weights.values().subspan(6, 3), {w0, w1, w2}, 1e-15,
+                     "row 2 weights");
+  expect_values_near(changed.output.values().subspan(4, 2), hand, 1e-14,
+                     "row 2 output");
   EXPECT_NEAR(hand[0], 2.998229, 5e-7);
   EXPECT_NEAR(hand[1], -1.998229, 5e-7);
 
-  const std::string printed = fmt::format("[{},{}]", llmfs::report::format_number(hand[0]),
-                                          llmfs::report::format_number(hand[1]));
-  const std::string dir = std::string(LLMFS_SOURCE_DIR) + "/snippets/ch28-causal-masking/";
+  const std::string printed =
+      fmt::format("[{},{}]", llmfs::report::format_number(hand[0]),
+                  llmfs::report::format_number(hand[1]));
+  const std::string dir =
+      std::string(LLMFS_SOURCE_DIR) + "/snippets/ch28-causal-masking/";
   const auto line_starting = [](const std::string& file, const std::string& start) {
     std::ifstream in(file);
     for (std::string line; std::getline(in, line);)
@@ -156,7 +170,8 @@ TEST(Ch28Prefix, ChangedLastRowMatchesTheHandDerivation) {
   EXPECT_NE(record.find("|after=" + printed + "|"), std::string::npos) << record;
 }
 
-// On a larger input: for every cut t, changing all tokens after t leaves rows 0..t bitwise equal.
+// On a larger input: for every cut t, changing all tokens after t leaves rows 0..t
+// bitwise equal.
 TEST(Ch28Prefix, HoldsForEveryCutOfARandomSequence) {
   const auto ref = llmfs::testing::load_reference_case("ch28_causal");
   const auto& x = ref.at("X");
@@ -166,14 +181,16 @@ TEST(Ch28Prefix, HoldsForEveryCutOfARandomSequence) {
   };
   const auto base = ch28::run_causal(input, w("W_Q"), w("W_K"), w("W_V"));
   ASSERT_TRUE(base) << base.error();
-  const std::size_t batch = input.shape()[0], tokens = input.shape()[1], width = input.shape()[2];
+  const std::size_t batch = input.shape()[0], tokens = input.shape()[1],
+                    width = input.shape()[2];
   const std::size_t d_v = base->output.shape()[2];
   for (std::size_t cut = 0; cut + 1 < tokens; ++cut) {
     Tensor changed = input;
     for (std::size_t b = 0; b < batch; ++b) {
       for (std::size_t t = cut + 1; t < tokens; ++t) {
         for (std::size_t c = 0; c < width; ++c) {
-          changed.mutable_values()[(b * tokens + t) * width + c] += 1.5 + 0.25 * static_cast<double>(c);
+          changed.mutable_values()[(b * tokens + t) * width + c] +=
+              1.5 + 0.25 * static_cast<double>(c);
         }
       }
     }
@@ -184,7 +201,8 @@ TEST(Ch28Prefix, HoldsForEveryCutOfARandomSequence) {
         bool same = true;
         for (std::size_t c = 0; c < d_v; ++c) {
           const std::size_t at_index = (b * tokens + t) * d_v + c;
-          same = same && same_bits(base->output.values()[at_index], after->output.values()[at_index]);
+          same = same && same_bits(base->output.values()[at_index],
+                                   after->output.values()[at_index]);
         }
         EXPECT_EQ(same, t <= cut) << "batch " << b << " row " << t << " cut " << cut;
       }
@@ -192,24 +210,27 @@ TEST(Ch28Prefix, HoldsForEveryCutOfARandomSequence) {
   }
 }
 
-// The misconception's correction: row i of the full pass is what the head computes on the
-// prefix 0..i alone, bit for bit (the full pass only adds exact zeros).
+// The misconception's correction: row i of the full pass is what the head computes on
+// the prefix 0..i alone, bit for bit (the full pass only adds exact zeros).
 TEST(Ch28Prefix, EachRowEqualsTheHeadOnItsPrefixAlone) {
   const auto& f = evidence().fixture;
   const Tensor identity = Tensor::from(Shape{2, 2}, {1, 0, 0, 1}).value();
   for (std::size_t length = 1; length <= 3; ++length) {
-    std::vector<double> prefix(f.input.values().begin(), f.input.values().begin() + 2 * length);
-    const auto alone = ch28::run_causal(Tensor::from(Shape{1, length, 2}, prefix).value(), identity,
-                                        identity, identity);
+    std::vector<double> prefix(f.input.values().begin(),
+                               f.input.values().begin() + 2 * length);
+    const auto alone =
+        ch28::run_causal(Tensor::from(Shape{1, length, 2}, prefix).value(), identity,
+                         identity, identity);
     ASSERT_TRUE(alone) << alone.error();
     for (std::size_t row = 0; row < length; ++row) {
-      EXPECT_TRUE(ch28::row_bitwise_equal(alone->output, f.output, row, 2)) << "length " << length;
+      EXPECT_TRUE(ch28::row_bitwise_equal(alone->output, f.output, row, 2))
+          << "length " << length;
     }
   }
 }
 
-// The handoff's claim: without positions, swapping tokens 0 and 1 only reorders the terms
-// row 2 adds, so row 2's output changes by rounding at most.
+// The handoff's claim: without positions, swapping tokens 0 and 1 only reorders the
+// terms row 2 adds, so row 2's output changes by rounding at most.
 TEST(Ch28Prefix, SwappingEarlierTokensLeavesALaterRowUpToRounding) {
   const auto& f = evidence().fixture;
   const Tensor identity = Tensor::from(Shape{2, 2}, {1, 0, 0, 1}).value();
@@ -218,34 +239,40 @@ TEST(Ch28Prefix, SwappingEarlierTokensLeavesALaterRowUpToRounding) {
   ASSERT_TRUE(pass) << pass.error();
   EXPECT_NEAR(pass->output.values()[4], f.output.values()[4], 1e-15);
   EXPECT_NEAR(pass->output.values()[5], f.output.values()[5], 1e-15);
-  EXPECT_NE(pass->output.values()[0], f.output.values()[0]);  // row 0 now reads token [0,1]
+  EXPECT_NE(pass->output.values()[0],
+            f.output.values()[0]);  // row 0 now reads token [0,1]
 }
 
 TEST(Ch28Gradients, LossOnEarlyRowsSendsExactlyZeroToTheLastToken) {
-  for (double g : evidence().gradients.barrier_gradient_row_2) EXPECT_EQ(g, 0.0);
+  for (double g : evidence().gradients.barrier_gradient_row_2)
+    EXPECT_EQ(g, 0.0);
   ASSERT_EQ(evidence().gradients.barrier_gradient_row_2.size(), 2u);
 }
 
-// The gradients the report prints, confirmed by central differences computed here, outside
-// the library's gradient checker, with run_causal at x ± δ on all 18 coordinates.
+// The gradients the report prints, confirmed by central differences computed here,
+// outside the library's gradient checker, with run_causal at x ± δ on all 18
+// coordinates.
 TEST(Ch28Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
   const auto& e = evidence();
   const auto& upstream = e.gradients.upstream;
   const Tensor identity = Tensor::from(Shape{2, 2}, {1, 0, 0, 1}).value();
   std::vector<Tensor> point{e.fixture.input, identity, identity, identity};
-  const std::vector<const Tensor*> reported{&e.gradients.input_gradient, &e.gradients.query_weight_gradient,
-                                            &e.gradients.key_weight_gradient,
-                                            &e.gradients.value_weight_gradient};
+  const std::vector<const Tensor*> reported{
+      &e.gradients.input_gradient, &e.gradients.query_weight_gradient,
+      &e.gradients.key_weight_gradient, &e.gradients.value_weight_gradient};
   auto loss = [&](const std::vector<Tensor>& at_point) {
-    const auto pass = ch28::run_causal(at_point[0], at_point[1], at_point[2], at_point[3]);
+    const auto pass =
+        ch28::run_causal(at_point[0], at_point[1], at_point[2], at_point[3]);
     double total = 0.0;
-    for (std::size_t i = 0; i < upstream.size(); ++i) total += pass->output.values()[i] * upstream.values()[i];
+    for (std::size_t i = 0; i < upstream.size(); ++i)
+      total += pass->output.values()[i] * upstream.values()[i];
     return total;
   };
   EXPECT_NEAR(loss(point), e.gradients.loss, 1e-15);
   const std::size_t checked = llmfs::testing::central_differences(
       point, loss, 1e-6, [&](std::size_t which, std::size_t i, double numeric) {
-        EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8) << "input " << which << " coordinate " << i;
+        EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8)
+            << "input " << which << " coordinate " << i;
       });
   EXPECT_EQ(checked, 18u);
 }
@@ -257,16 +284,18 @@ TEST(Ch28Gradients, EveryCoordinatePassesCentralDifferences) {
   EXPECT_TRUE(check.passed()) << "max error " << check.max_abs_error();
 }
 
-// Masked entries must receive gradient 0 through the softmax, checked by central differences
-// on the library's softmax alone: perturbing a −∞ entry by ±δ leaves it −∞.
+// Masked entries must receive gradient 0 through the softmax, checked by central
+// differences on the library's softmax alone: perturbing a −∞ entry by ±δ leaves it −∞.
 TEST(Ch28Gradients, SoftmaxBackwardGivesMaskedEntriesZero) {
   ag::Tape tape;
-  const auto logits = tape.parameter(Tensor::from(Shape{1, 3}, {0.5, -kInf, 0.25}).value());
+  const auto logits =
+      tape.parameter(Tensor::from(Shape{1, 3}, {0.5, -kInf, 0.25}).value());
   const auto probs = ag::softmax_last_axis(logits).value();
   ASSERT_TRUE(ag::backward(probs, Tensor::from(Shape{1, 3}, {1.0, 2.0, -1.0}).value()));
   const auto grad = logits.gradient().value();
   EXPECT_TRUE(same_bits(grad.values()[1], 0.0) || same_bits(grad.values()[1], -0.0));
-  // p = softmax([0.5, 0.25]) on the allowed entries; g·(dp/dx) by the formula p_j (g_j − Σ g_k p_k).
+  // p = softmax([0.5, 0.25]) on the allowed entries; g·(dp/dx) by the formula p_j (g_j
+  // − Σ g_k p_k).
   const double p0 = 1.0 / (1.0 + std::exp(-0.25)), p2 = 1.0 - p0;
   const double mean = 1.0 * p0 + -1.0 * p2;
   EXPECT_NEAR(grad.values()[0], p0 * (1.0 - mean), 1e-15);
@@ -286,7 +315,8 @@ TEST(Ch28Errors, EmptyTokenAxisAndMismatchedTokensAreRefused) {
   ASSERT_FALSE(mismatch);
   EXPECT_EQ(mismatch.error().code, at::AttentionErrorCode::token_mismatch);
   EXPECT_NE(evidence().errors.empty_tokens.find("empty token axis"), std::string::npos);
-  EXPECT_NE(evidence().errors.token_mismatch.find("token counts differ"), std::string::npos);
+  EXPECT_NE(evidence().errors.token_mismatch.find("token counts differ"),
+            std::string::npos);
 }
 
 TEST(Ch28Errors, AFullyMaskedSoftmaxRowIsAnErrorNotNaN) {
@@ -294,18 +324,21 @@ TEST(Ch28Errors, AFullyMaskedSoftmaxRowIsAnErrorNotNaN) {
       Tensor::from(Shape{2, 2}, {0.0, -kInf, -kInf, -kInf}).value());
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, llmfs::tensor::TensorErrorCode::fully_masked_row);
-  EXPECT_NE(evidence().errors.fully_masked_row.find("fully masked row"), std::string::npos);
+  EXPECT_NE(evidence().errors.fully_masked_row.find("fully masked row"),
+            std::string::npos);
 }
 
 TEST(Ch28Shapes, EmptyBatchRunsAndKeepsItsShape) {
   EXPECT_EQ(evidence().empty_batch_output, (Shape{0, 3, 2}));
 }
 
-// ---------------------------------------------------------------- PyTorch reference case
+// ---------------------------------------------------------------- PyTorch reference
+// case
 
-// |actual − expected| ≤ 1e-12 · |expected| (relative); −∞ must be −∞ and exact zeros exact.
-void expect_matches(const Tensor& actual, const llmfs::testing::ReferenceTensor& expected,
-                    const char* what) {
+// |actual − expected| ≤ 1e-12 · |expected| (relative); −∞ must be −∞ and exact zeros
+// exact.
+void expect_matches(const Tensor& actual,
+                    const llmfs::testing::ReferenceTensor& expected, const char* what) {
   ASSERT_EQ(actual.shape().as_vector(), expected.shape) << what;
   for (std::size_t i = 0; i < expected.values.size(); ++i) {
     const double want = expected.values[i];
@@ -330,15 +363,20 @@ TEST(Ch28Reference, RandomCaseMatchesPyTorchFloat64) {
   const auto w_q = tape.parameter(tensor_of(ref.at("W_Q")));
   const auto w_k = tape.parameter(tensor_of(ref.at("W_K")));
   const auto w_v = tape.parameter(tensor_of(ref.at("W_V")));
-  const auto head = at::causal_self_attention(ag::matmul(x, w_q).value(), ag::matmul(x, w_k).value(),
-                                              ag::matmul(x, w_v).value());
+  const auto head =
+      at::causal_self_attention(ag::matmul(x, w_q).value(), ag::matmul(x, w_k).value(),
+                                ag::matmul(x, w_v).value());
   ASSERT_TRUE(head) << fmt::format("{}", head.error());
   expect_matches(head->scores.value().value(), ref.at("scores"), "scores");
-  expect_matches(head->masked_scores.value().value(), ref.at("masked_scores"), "masked_scores");
+  expect_matches(head->masked_scores.value().value(), ref.at("masked_scores"),
+                 "masked_scores");
   expect_matches(head->weights.value().value(), ref.at("weights"), "weights");
   expect_matches(head->output.value().value(), ref.at("output"), "output");
 
-  const auto loss = ag::sum(ag::multiply(head->output, tape.constant(tensor_of(ref.at("upstream")))).value()).value();
+  const auto loss =
+      ag::sum(ag::multiply(head->output, tape.constant(tensor_of(ref.at("upstream"))))
+                  .value())
+          .value();
   expect_matches(loss.value().value(), ref.at("loss"), "loss");
   ASSERT_TRUE(ag::backward(loss, Tensor::scalar(1.0)));
   expect_matches(x.gradient().value(), ref.at("grad_X"), "grad_X");
@@ -362,12 +400,15 @@ TEST(Ch28Exercises, EqualScoresGiveRunningMeansOfTheValues) {
   const auto& x = evidence().exercises;
   // exp(0)/n is exact for n = 1, 2 and correctly rounded for 3.
   const std::vector<double> weights{1, 0, 0, 0.5, 0.5, 0, 1.0 / 3, 1.0 / 3, 1.0 / 3};
-  for (std::size_t i = 0; i < weights.size(); ++i) EXPECT_EQ(x.e2_weights.values()[i], weights[i]) << i;
-  expect_values_near(x.e2_output.values(), {1, 0, 0.5, 0.5, 2.0 / 3, 2.0 / 3}, 1e-15, "running means");
+  for (std::size_t i = 0; i < weights.size(); ++i)
+    EXPECT_EQ(x.e2_weights.values()[i], weights[i]) << i;
+  expect_values_near(x.e2_output.values(), {1, 0, 0.5, 0.5, 2.0 / 3, 2.0 / 3}, 1e-15,
+                     "running means");
 }
 
 TEST(Ch28Exercises, ChangingTokenOneKeepsOnlyRowZero) {
-  EXPECT_EQ(evidence().exercises.e3_output_row_unchanged, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(evidence().exercises.e3_output_row_unchanged,
+            (std::vector<bool>{true, false, false}));
 }
 
 TEST(Ch28Exercises, LastRowEqualsTheUnmaskedHeadsLastRow) {
@@ -376,19 +417,22 @@ TEST(Ch28Exercises, LastRowEqualsTheUnmaskedHeadsLastRow) {
 }
 
 // Finite mask −10, row 0 scores [a, 0, a] + [0, −10, −10], a = 1/√2:
-//   weights [e^a, e^-10, e^(a−10)] / (e^a + e^-10 + e^(a−10)); output [p0 + p2, p1 + p2].
+//   weights [e^a, e^-10, e^(a−10)] / (e^a + e^-10 + e^(a−10)); output [p0 + p2, p1 +
+//   p2].
 // After token 2 := [3, −2]: row 0's key-2 score is 3a − 10 and V_2 = [3, −2]:
 //   weights ∝ [e^a, e^-10, e^(3a−10)]; output [p0 + 3 p2, p1 − 2 p2].
 TEST(Ch28Exercises, AFiniteMaskLeaksAndBreaksPrefixInvariance) {
   const auto& x = evidence().exercises;
   const double a = 1.0 / std::sqrt(2.0);
   const double z = std::exp(a) + std::exp(-10.0) + std::exp(a - 10.0);
-  const double p0 = std::exp(a) / z, p1 = std::exp(-10.0) / z, p2 = std::exp(a - 10.0) / z;
+  const double p0 = std::exp(a) / z, p1 = std::exp(-10.0) / z,
+               p2 = std::exp(a - 10.0) / z;
   EXPECT_NEAR(x.e5_future_weight, p1 + p2, 1e-15);
   EXPECT_NEAR(x.e5_future_weight, 0.000068, 5e-7);
   expect_values_near(x.e5_row0_before, {p0 + p2, p1 + p2}, 1e-15, "before");
   const double y = std::exp(a) + std::exp(-10.0) + std::exp(3 * a - 10.0);
-  const double q0 = std::exp(a) / y, q1 = std::exp(-10.0) / y, q2 = std::exp(3 * a - 10.0) / y;
+  const double q0 = std::exp(a) / y, q1 = std::exp(-10.0) / y,
+               q2 = std::exp(3 * a - 10.0) / y;
   expect_values_near(x.e5_row0_after, {q0 + 3 * q2, q1 - 2 * q2}, 1e-15, "after");
   EXPECT_NEAR(x.e5_row0_after[0], 1.000351, 5e-7);
   EXPECT_NEAR(x.e5_row0_after[1], -0.000351, 5e-7);

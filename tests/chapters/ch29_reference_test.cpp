@@ -1,10 +1,10 @@
 // Chapter 29 claims on random data: PyTorch float64 reference values
-// (tests/reference/data/ch29_rope.txt, written by tests/reference/make_reference.py, seed 29),
-// central differences, and the relative property, norm preservation, shared-offset invariance
-// and unrotated values checked on those same random rows.
+// (tests/reference/data/ch29_rope.txt, written by tests/reference/make_reference.py,
+// seed 29), central differences, and the relative property, norm preservation,
+// shared-offset invariance and unrotated values checked on those same random rows.
 //
-// Tolerance: |actual − expected| ≤ 1e-12 · max(1, |expected|) per entry (relative 1e-12 for
-// entries of size ≥ 1, absolute below that).
+// Tolerance: |actual − expected| ≤ 1e-12 · max(1, |expected|) per entry (relative 1e-12
+// for entries of size ≥ 1, absolute below that).
 
 #include <algorithm>
 #include <array>
@@ -41,8 +41,10 @@ const llmfs::testing::ReferenceData& reference() {
 
 Tensor tensor_of(const std::string& name) {
   const auto& stored = reference().at(name);
-  auto made = Tensor::from(Shape(std::vector<std::size_t>(stored.shape)), stored.values);
-  if (!made) throw std::runtime_error("reference tensor " + name + " has an inconsistent shape");
+  auto made =
+      Tensor::from(Shape(std::vector<std::size_t>(stored.shape)), stored.values);
+  if (!made)
+    throw std::runtime_error("reference tensor " + name + " has an inconsistent shape");
   return *made;
 }
 
@@ -54,7 +56,8 @@ void expect_matches(std::span<const double> actual, const std::string& name) {
       EXPECT_EQ(actual[i], expected[i]) << name << " at " << i;
       continue;
     }
-    EXPECT_NEAR(actual[i], expected[i], kTolerance * std::max(1.0, std::abs(expected[i])))
+    EXPECT_NEAR(actual[i], expected[i],
+                kTolerance * std::max(1.0, std::abs(expected[i])))
         << name << " at " << i;
   }
 }
@@ -79,18 +82,21 @@ RotaryEmbedding make_rope(std::size_t width, std::size_t capacity, double base) 
 
 double dot(std::span<const double> a, std::span<const double> b) {
   double sum = 0.0;
-  for (std::size_t i = 0; i < a.size(); ++i) sum += a[i] * b[i];
+  for (std::size_t i = 0; i < a.size(); ++i)
+    sum += a[i] * b[i];
   return sum;
 }
 
-// ------------------------------------------------------------------ RoPE alone vs PyTorch
+// ------------------------------------------------------------------ RoPE alone vs
+// PyTorch
 
 class Ch29RopeReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Ch29RopeReference, RatesRotationsAndGradientsMatchPyTorch) {
   const std::string prefix = GetParam();
   const double base = reference().scalar(prefix + "rope_base");
-  const auto offset = static_cast<std::size_t>(reference().scalar(prefix + "rope_offset"));
+  const auto offset =
+      static_cast<std::size_t>(reference().scalar(prefix + "rope_offset"));
   const RotaryEmbedding rope = make_rope(8, offset + 5, base);
   expect_matches(rope.frequencies(), prefix + "theta");
 
@@ -103,13 +109,15 @@ TEST_P(Ch29RopeReference, RatesRotationsAndGradientsMatchPyTorch) {
   expect_matches(value_of(*q_rotated).values(), prefix + "Q_rotated");
   expect_matches(value_of(*k_rotated).values(), prefix + "K_rotated");
 
-  // loss = Σ Q̃ ⊙ u_Q + Σ K̃ ⊙ u_K: seeding each rotated tensor with its upstream gives ∂loss/∂Q, ∂loss/∂K
+  // loss = Σ Q̃ ⊙ u_Q + Σ K̃ ⊙ u_K: seeding each rotated tensor with its upstream gives
+  // ∂loss/∂Q, ∂loss/∂K
   const Tensor upstream_q = tensor_of("upstream_Q");
   const Tensor upstream_k = tensor_of("upstream_K");
   const double loss = dot(value_of(*q_rotated).values(), upstream_q.values()) +
                       dot(value_of(*k_rotated).values(), upstream_k.values());
-  EXPECT_NEAR(loss, reference().scalar(prefix + "loss"),
-              kTolerance * std::max(1.0, std::abs(reference().scalar(prefix + "loss"))));
+  EXPECT_NEAR(
+      loss, reference().scalar(prefix + "loss"),
+      kTolerance * std::max(1.0, std::abs(reference().scalar(prefix + "loss"))));
   ASSERT_TRUE(ag::backward(*q_rotated, upstream_q).has_value());
   ASSERT_TRUE(ag::backward(*k_rotated, upstream_k).has_value());
   expect_matches(gradient_of(q).values(), prefix + "grad_Q");
@@ -118,7 +126,10 @@ TEST_P(Ch29RopeReference, RatesRotationsAndGradientsMatchPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(BothSettings, Ch29RopeReference,
                          ::testing::Values("rope_b10000_o3.", "rope_b100_o0."),
-                         [](const auto& info) { return info.index == 0 ? "Base10000Offset3" : "Base100Offset0"; });
+                         [](const auto& info) {
+                           return info.index == 0 ? "Base10000Offset3"
+                                                  : "Base100Offset0";
+                         });
 
 TEST(Ch29Reference, TensorAndTapeRotationsAgreeBitwise) {
   const RotaryEmbedding rope = make_rope(8, 8, 10000.0);
@@ -129,7 +140,8 @@ TEST(Ch29Reference, TensorAndTapeRotationsAgreeBitwise) {
   EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(*on_tape), *plain));
 }
 
-// ------------------------------------------------------- a causal head with RoPE vs PyTorch
+// ------------------------------------------------------- a causal head with RoPE vs
+// PyTorch
 
 TEST(Ch29Reference, CausalHeadWithRopeOnQueriesAndKeysMatchesPyTorch) {
   const double base = reference().scalar("attn.rope_base");
@@ -167,7 +179,8 @@ TEST(Ch29Reference, CausalHeadWithRopeOnQueriesAndKeysMatchesPyTorch) {
   expect_matches(gradient_of(w_v).values(), "attn.grad_W_V");
 }
 
-// ------------------------------------------------------------------- central differences
+// ------------------------------------------------------------------- central
+// differences
 
 TEST(Ch29Properties, RotationGradientPassesCentralDifferences) {
   for (const double base : {10000.0, 100.0}) {
@@ -176,7 +189,9 @@ TEST(Ch29Properties, RotationGradientPassesCentralDifferences) {
     auto loss = [&](ag::Tape& tape, std::span<const ag::TensorValue> inputs)
         -> std::expected<ag::TensorValue, ag::AutogradError> {
       auto rotated = rope.rotate(inputs[0], 3);
-      if (!rotated) return std::unexpected(ag::AutogradError{ag::AutogradErrorCode::invalid_argument, "rope", "", {}});
+      if (!rotated)
+        return std::unexpected(
+            ag::AutogradError{ag::AutogradErrorCode::invalid_argument, "rope", "", {}});
       auto weighted = ag::multiply(*rotated, tape.constant(upstream));
       if (!weighted) return std::unexpected(weighted.error());
       return ag::sum(*weighted);
@@ -185,11 +200,13 @@ TEST(Ch29Properties, RotationGradientPassesCentralDifferences) {
     auto report = ag::check_gradients(loss, inputs, {.step = 1e-6, .tolerance = 1e-8});
     ASSERT_TRUE(report.has_value());
     EXPECT_EQ(report->coordinates(), 80u);
-    EXPECT_TRUE(report->passed()) << "base " << base << " max error " << report->max_abs_error();
+    EXPECT_TRUE(report->passed())
+        << "base " << base << " max error " << report->max_abs_error();
   }
 }
 
-// -------------------------------------------------------- invariants on the random rows
+// -------------------------------------------------------- invariants on the random
+// rows
 
 TEST(Ch29Properties, RotationPreservesTheLengthOfEveryPair) {
   const RotaryEmbedding rope = make_rope(8, 8, 10000.0);
@@ -198,32 +215,40 @@ TEST(Ch29Properties, RotationPreservesTheLengthOfEveryPair) {
   ASSERT_TRUE(rotated.has_value());
   for (std::size_t pair = 0; pair < q.size() / 2; ++pair) {
     const double before = std::hypot(q.values()[2 * pair], q.values()[2 * pair + 1]);
-    const double after = std::hypot(rotated->values()[2 * pair], rotated->values()[2 * pair + 1]);
+    const double after =
+        std::hypot(rotated->values()[2 * pair], rotated->values()[2 * pair + 1]);
     EXPECT_NEAR(after, before, kTolerance * std::max(1.0, before)) << "pair " << pair;
   }
 }
 
 TEST(Ch29Properties, ScoreDependsOnlyOnThePositionDifference) {
-  // For every query row at p and key row at s (random content), the score after rotating them
-  // to (p, s) equals the score after rotating them to (p + k, s + k).
+  // For every query row at p and key row at s (random content), the score after
+  // rotating them to (p, s) equals the score after rotating them to (p + k, s + k).
   const Tensor q = tensor_of("Q");
   const Tensor k = tensor_of("K");
   for (const double base : {10000.0, 100.0}) {
     const RotaryEmbedding rope = make_rope(8, 64, base);
     std::size_t compared = 0;
     for (std::size_t row = 0; row < 10; ++row) {
-      const Tensor query_row = *Tensor::from(Shape{1, 8}, std::vector<double>(q.values().begin() + 8 * row, q.values().begin() + 8 * row + 8));
-      const Tensor key_row = *Tensor::from(Shape{1, 8}, std::vector<double>(k.values().begin() + 8 * (9 - row), k.values().begin() + 8 * (9 - row) + 8));
+      const Tensor query_row = *Tensor::from(
+          Shape{1, 8}, std::vector<double>(q.values().begin() + 8 * row,
+                                           q.values().begin() + 8 * row + 8));
+      const Tensor key_row = *Tensor::from(
+          Shape{1, 8}, std::vector<double>(k.values().begin() + 8 * (9 - row),
+                                           k.values().begin() + 8 * (9 - row) + 8));
       auto score = [&](std::size_t p, std::size_t s) {
-        return dot(rope.rotate(query_row, p)->values(), rope.rotate(key_row, s)->values());
+        return dot(rope.rotate(query_row, p)->values(),
+                   rope.rotate(key_row, s)->values());
       };
       for (std::size_t p = 0; p < 5; ++p) {
         for (std::size_t s = 0; s < 5; ++s) {
           const double reference_score = score(p, s);
           for (const std::size_t shift : {1u, 3u, 17u, 58u}) {
             const double shifted = score(p + shift, s + shift);
-            EXPECT_NEAR(shifted, reference_score, kTolerance * std::max(1.0, std::abs(reference_score)))
-                << "base " << base << " row " << row << " (" << p << "," << s << ") shift " << shift;
+            EXPECT_NEAR(shifted, reference_score,
+                        kTolerance * std::max(1.0, std::abs(reference_score)))
+                << "base " << base << " row " << row << " (" << p << "," << s
+                << ") shift " << shift;
             ++compared;
           }
         }
@@ -231,9 +256,12 @@ TEST(Ch29Properties, ScoreDependsOnlyOnThePositionDifference) {
     }
     EXPECT_EQ(compared, 10u * 25u * 4u);
     // ...and the rotation is not the identity: the raw score does depend on the gap.
-    const Tensor query_row = *Tensor::from(Shape{1, 8}, std::vector<double>(q.values().begin(), q.values().begin() + 8));
-    const double same_place = dot(rope.rotate(query_row, 2)->values(), rope.rotate(query_row, 2)->values());
-    const double two_apart = dot(rope.rotate(query_row, 4)->values(), rope.rotate(query_row, 2)->values());
+    const Tensor query_row = *Tensor::from(
+        Shape{1, 8}, std::vector<double>(q.values().begin(), q.values().begin() + 8));
+    const double same_place =
+        dot(rope.rotate(query_row, 2)->values(), rope.rotate(query_row, 2)->values());
+    const double two_apart =
+        dot(rope.rotate(query_row, 4)->values(), rope.rotate(query_row, 2)->values());
     EXPECT_GT(std::abs(same_place - two_apart), 1e-3) << "base " << base;
   }
 }
@@ -279,13 +307,14 @@ TEST(Ch29Properties, SharedOffsetPreservesCausalWeightsAndOutputs) {
 }
 
 TEST(Ch29Properties, ValuesAreNotRotated) {
-  // Token 0 attends only to itself, so its output row is V's row 0, bit for bit, at any offset;
-  // a rotated value would have been turned by offset·θ.
+  // Token 0 attends only to itself, so its output row is V's row 0, bit for bit, at any
+  // offset; a rotated value would have been turned by offset·θ.
   for (const std::size_t offset : {0u, 4u, 11u}) {
     const HeadAtOffset head = causal_head_at(offset);
     for (std::size_t batch = 0; batch < 2; ++batch)
       for (std::size_t j = 0; j < 8; ++j)
-        EXPECT_EQ(head.output.values()[batch * 40 + j], head.values.values()[batch * 40 + j])
+        EXPECT_EQ(head.output.values()[batch * 40 + j],
+                  head.values.values()[batch * 40 + j])
             << "offset " << offset << " batch " << batch << " coordinate " << j;
   }
 }

@@ -1,5 +1,6 @@
-// Chapter 30's exercise answers, as computed by snippets/ch30-multi-head-attention/exercises.cpp,
-// checked against derivations written here.
+// Chapter 30's exercise answers, as computed by
+// snippets/ch30-multi-head-attention/exercises.cpp, checked against derivations written
+// here.
 
 #include <cmath>
 
@@ -15,9 +16,9 @@ TEST(Ch30Exercises, WidthSixAcceptsOneAndThreeHeadsOnly) {
   ASSERT_EQ(choices.size(), 5u);
   for (const auto& choice : choices) {
     // The rule: h must divide 6, then d_h = 6/h must be even.
-    const char* expected = 6 % choice.heads != 0           ? "not_divisible"
-                           : (6 / choice.heads) % 2 != 0   ? "odd_head_width"
-                                                           : "accepted";
+    const char* expected = 6 % choice.heads != 0         ? "not_divisible"
+                           : (6 / choice.heads) % 2 != 0 ? "odd_head_width"
+                                                         : "accepted";
     EXPECT_EQ(choice.verdict, expected) << "h=" << choice.heads;
   }
   EXPECT_EQ(choices[0].heads, 1u);
@@ -34,9 +35,11 @@ TEST(Ch30Exercises, WidthSixAcceptsOneAndThreeHeadsOnly) {
 TEST(Ch30Exercises, ShapeTraceForTwoSequencesOfFiveTokensAndThreeHeads) {
   // B=2, T=5, d_model=12, h=3, d_h=4.
   const std::vector<std::pair<std::string, Shape>> expected = {
-      {"input", {2, 5, 12}},        {"qkv", {2, 5, 12}},       {"split", {2, 3, 5, 4}},
-      {"rotated", {2, 3, 5, 4}},    {"weights_per_head", {2, 5, 5}}, {"weights", {2, 3, 5, 5}},
-      {"head_outputs", {2, 3, 5, 4}}, {"merged", {2, 5, 12}},  {"output", {2, 5, 12}}};
+      {"input", {2, 5, 12}},           {"qkv", {2, 5, 12}},
+      {"split", {2, 3, 5, 4}},         {"rotated", {2, 3, 5, 4}},
+      {"weights_per_head", {2, 5, 5}}, {"weights", {2, 3, 5, 5}},
+      {"head_outputs", {2, 3, 5, 4}},  {"merged", {2, 5, 12}},
+      {"output", {2, 5, 12}}};
   EXPECT_EQ(evidence().exercises.shape_trace, expected);
 }
 
@@ -51,7 +54,8 @@ TEST(Ch30Exercises, BothHeadsShareOneVisibilityTriangle) {
 
 TEST(Ch30Exercises, OneFullWidthTableDiffersFromBothHeadTables) {
   const auto& e = evidence().exercises;
-  // Full width, Q = K = V = X, scale 1/√4: row 1 scores X1·X0/2 = cos(1)/2 and X1·X1/2 = 1.
+  // Full width, Q = K = V = X, scale 1/√4: row 1 scores X1·X0/2 = cos(1)/2 and X1·X1/2
+  // = 1.
   const double single = 1.0 / (1.0 + std::exp(1.0 - std::cos(1.0) / 2.0));
   EXPECT_NEAR(e.single_head_row_one[0], single, 1e-15);
   EXPECT_NEAR(e.single_head_row_one[1], 1.0 - single, 1e-15);
@@ -70,12 +74,14 @@ TEST(Ch30Exercises, OffBlockOutputEntryMakesY2EqualAPlusC) {
   EXPECT_EQ(b, 10.0);
   EXPECT_EQ(c, 100.0);
   EXPECT_EQ(d, 1000.0);
-  EXPECT_EQ(std::vector<double>(e.concatenated.values().begin(), e.concatenated.values().end()),
+  EXPECT_EQ(std::vector<double>(e.concatenated.values().begin(),
+                                e.concatenated.values().end()),
             (std::vector<double>{a, b, c, d}));
   EXPECT_EQ(std::vector<double>(e.swapped.values().begin(), e.swapped.values().end()),
             (std::vector<double>{c, d, a, b}));
-  EXPECT_EQ(std::vector<double>(e.off_block.values().begin(), e.off_block.values().end()),
-            (std::vector<double>{a, b, a + c, d}));
+  EXPECT_EQ(
+      std::vector<double>(e.off_block.values().begin(), e.off_block.values().end()),
+      (std::vector<double>{a, b, a + c, d}));
   EXPECT_EQ(e.off_block.values()[2], 101.0);
 }
 
@@ -86,13 +92,15 @@ TEST(Ch30Exercises, ChangingTokenTwoLeavesRowsZeroAndOneBitwiseIdentical) {
               std::bit_cast<std::uint64_t>(p.output.values()[i]))
         << i;
   bool changed = false;
-  for (std::size_t i = 8; i < 12; ++i) changed = changed || p.prefix_perturbed_output.values()[i] != p.output.values()[i];
+  for (std::size_t i = 8; i < 12; ++i)
+    changed = changed || p.prefix_perturbed_output.values()[i] != p.output.values()[i];
   EXPECT_TRUE(changed);
 }
 
 TEST(Ch30Exercises, DenseQueryProjectionLetsHeadZeroReadInputFeatureThree) {
   const auto& e = evidence().exercises;
-  // (W_Q)[3][0] = 1 adds input feature 3 of token 1 (which is 1) to head 0's first query coordinate.
+  // (W_Q)[3][0] = 1 adds input feature 3 of token 1 (which is 1) to head 0's first
+  // query coordinate.
   EXPECT_NEAR(e.dense_query_identity[0], std::cos(1.0), 1e-15);
   EXPECT_NEAR(e.dense_query_mixed[0], std::cos(1.0) + 1.0, 1e-15);
   EXPECT_EQ(e.dense_query_mixed[1], e.dense_query_identity[1]);

@@ -1,5 +1,6 @@
-// Chapter 30's fixture: the numbers the seed chapter prints (to six decimals), the chapter's
-// hand derivations, and PyTorch float64 (tests/reference/data/ch30_fixture.txt).
+// Chapter 30's fixture: the numbers the seed chapter prints (to six decimals), the
+// chapter's hand derivations, and PyTorch float64
+// (tests/reference/data/ch30_fixture.txt).
 
 #include <cmath>
 
@@ -20,9 +21,9 @@ const llmfs::testing::ReferenceData& torch_fixture() {
 TEST(Ch30Fixture, ProjectedHeadsMatchTheSeed) {
   const auto& p = evidence().primary;
   // Identity projections: head 0 holds input columns 0-1, head 1 columns 2-3.
-  const std::vector<std::string> seed = {"1.000000",  "0.000000",  "0.540302",  "-0.841471",
-                                         "-0.416147", "-0.909297", "1.000000",  "0.000000",
-                                         "0.000000",  "1.000000",  "1.000000",  "1.000000"};
+  const std::vector<std::string> seed = {
+      "1.000000", "0.000000", "0.540302", "-0.841471", "-0.416147", "-0.909297",
+      "1.000000", "0.000000", "0.000000", "1.000000",  "1.000000",  "1.000000"};
   expect_printed(p.projected_query_heads.values(), seed, "projected Q");
   expect_printed(p.projected_key_heads.values(), seed, "projected K");
   expect_printed(p.projected_value_heads.values(), seed, "projected V");
@@ -31,24 +32,36 @@ TEST(Ch30Fixture, ProjectedHeadsMatchTheSeed) {
 
 TEST(Ch30Fixture, RopeCancelsTheCounterRotationInHeadZero) {
   const auto& p = evidence().primary;
-  const std::vector<std::string> seed = {"1.000000",  "0.000000", "1.000000",  "0.000000",
-                                         "1.000000",  "0.000000", "1.000000",  "0.000000",
-                                         "-0.841471", "0.540302", "-1.325444", "0.493151"};
+  const std::vector<std::string> seed = {
+      "1.000000", "0.000000", "1.000000",  "0.000000", "1.000000",  "0.000000",
+      "1.000000", "0.000000", "-0.841471", "0.540302", "-1.325444", "0.493151"};
   expect_printed(p.rotated_query_heads.values(), seed, "rotated Q");
   expect_printed(p.rotated_key_heads.values(), seed, "rotated K");
-  // Hand derivation: R(t)R(-t)[1,0] = [1,0]; head 1 turns [0,1] by 1 rad and [1,1] by 2 rad.
-  const std::vector<double> derived = {1, 0, 1, 0, 1, 0, 1, 0, -std::sin(1.0), std::cos(1.0),
-                                       std::cos(2.0) - std::sin(2.0), std::sin(2.0) + std::cos(2.0)};
+  // Hand derivation: R(t)R(-t)[1,0] = [1,0]; head 1 turns [0,1] by 1 rad and [1,1] by 2
+  // rad.
+  const std::vector<double> derived = {1,
+                                       0,
+                                       1,
+                                       0,
+                                       1,
+                                       0,
+                                       1,
+                                       0,
+                                       -std::sin(1.0),
+                                       std::cos(1.0),
+                                       std::cos(2.0) - std::sin(2.0),
+                                       std::sin(2.0) + std::cos(2.0)};
   expect_close(p.rotated_query_heads.values(), derived, 1e-15, "rotated Q by hand");
 }
 
 TEST(Ch30Fixture, HeadZeroIsUniformAndHeadOneIsNot) {
   const auto& p = evidence().primary;
-  expect_printed(p.attention_weights.values(),
-                 {"1.000000", "0.000000", "0.000000", "0.500000", "0.500000", "0.000000",
-                  "0.333333", "0.333333", "0.333333", "1.000000", "0.000000", "0.000000",
-                  "0.213809", "0.786191", "0.000000", "0.054696", "0.370956", "0.574348"},
-                 "attention weights");
+  expect_printed(
+      p.attention_weights.values(),
+      {"1.000000", "0.000000", "0.000000", "0.500000", "0.500000", "0.000000",
+       "0.333333", "0.333333", "0.333333", "1.000000", "0.000000", "0.000000",
+       "0.213809", "0.786191", "0.000000", "0.054696", "0.370956", "0.574348"},
+      "attention weights");
   EXPECT_TRUE(p.uniform_head_zero);
   EXPECT_TRUE(p.distinct_head_weights);
   EXPECT_TRUE(p.future_probabilities_zero);
@@ -61,7 +74,8 @@ TEST(Ch30Fixture, TokenOneWorkedThroughBothHeadsMatchesTheHandDerivation) {
   const double s11 = 1.0 / std::sqrt(2.0);
   const std::size_t row = (1 * 3 + 1) * 3;
   EXPECT_EQ(llmfs::report::format_number(p.masked_scores.values()[row]), "-0.595010");
-  EXPECT_EQ(llmfs::report::format_number(p.masked_scores.values()[row + 1]), "0.707107");
+  EXPECT_EQ(llmfs::report::format_number(p.masked_scores.values()[row + 1]),
+            "0.707107");
   EXPECT_EQ(p.masked_scores.values()[row + 2], -INFINITY);
   EXPECT_NEAR(p.masked_scores.values()[row], s10, 1e-15);
   EXPECT_NEAR(p.masked_scores.values()[row + 1], s11, 1e-15);
@@ -72,32 +86,37 @@ TEST(Ch30Fixture, TokenOneWorkedThroughBothHeadsMatchesTheHandDerivation) {
   const std::vector<double> h0 = {0.5 * (1.0 + std::cos(1.0)), -0.5 * std::sin(1.0)};
   expect_close(p.head_outputs.values().subspan(2, 2), h0, 1e-15, "H0 token 1");
   // Head 1 copies its weights, because its value rows are [1,0] and [0,1].
-  expect_close(p.head_outputs.values().subspan(8, 2), std::vector<double>{a10, 1.0 - a10}, 1e-15,
-               "H1 token 1");
-  expect_printed(p.merged.values().subspan(4, 4), {"0.770151", "-0.420735", "0.213809", "0.786191"},
+  expect_close(p.head_outputs.values().subspan(8, 2),
+               std::vector<double>{a10, 1.0 - a10}, 1e-15, "H1 token 1");
+  expect_printed(p.merged.values().subspan(4, 4),
+                 {"0.770151", "-0.420735", "0.213809", "0.786191"},
                  "concatenated token 1");
 }
 
 TEST(Ch30Fixture, HeadOutputsMergedRowsAndOutputMatchTheSeed) {
   const auto& p = evidence().primary;
-  expect_printed(p.head_outputs.values(),
-                 {"1.000000", "0.000000", "0.770151", "-0.420735", "0.374718", "-0.583589",
-                  "1.000000", "0.000000", "0.213809", "0.786191", "0.629044", "0.945304"},
-                 "head outputs");
-  expect_printed(p.merged.values(),
-                 {"1.000000", "0.000000", "1.000000", "0.000000", "0.770151", "-0.420735",
-                  "0.213809", "0.786191", "0.374718", "-0.583589", "0.629044", "0.945304"},
-                 "merged");
+  expect_printed(
+      p.head_outputs.values(),
+      {"1.000000", "0.000000", "0.770151", "-0.420735", "0.374718", "-0.583589",
+       "1.000000", "0.000000", "0.213809", "0.786191", "0.629044", "0.945304"},
+      "head outputs");
+  expect_printed(
+      p.merged.values(),
+      {"1.000000", "0.000000", "1.000000", "0.000000", "0.770151", "-0.420735",
+       "0.213809", "0.786191", "0.374718", "-0.583589", "0.629044", "0.945304"},
+      "merged");
   // W_O swaps the two blocks of every row.
-  expect_printed(p.output.values(),
-                 {"1.000000", "0.000000", "1.000000", "0.000000", "0.213809", "0.786191",
-                  "0.770151", "-0.420735", "0.629044", "0.945304", "0.374718", "-0.583589"},
-                 "output");
-  expect_printed(p.output_weight.values(),
-                 {"0.000000", "0.000000", "1.000000", "0.000000", "0.000000", "0.000000",
-                  "0.000000", "1.000000", "1.000000", "0.000000", "0.000000", "0.000000",
-                  "0.000000", "1.000000", "0.000000", "0.000000"},
-                 "W_O");
+  expect_printed(
+      p.output.values(),
+      {"1.000000", "0.000000", "1.000000", "0.000000", "0.213809", "0.786191",
+       "0.770151", "-0.420735", "0.629044", "0.945304", "0.374718", "-0.583589"},
+      "output");
+  expect_printed(
+      p.output_weight.values(),
+      {"0.000000", "0.000000", "1.000000", "0.000000", "0.000000", "0.000000",
+       "0.000000", "1.000000", "1.000000", "0.000000", "0.000000", "0.000000",
+       "0.000000", "1.000000", "0.000000", "0.000000"},
+      "W_O");
 }
 
 TEST(Ch30Fixture, EveryIntermediateMatchesPyTorchFloat64) {

@@ -1,5 +1,5 @@
-// Chapter 30's gradients of L = Σ MHA(X) ⊙ U: against PyTorch float64 and against central
-// differences computed here, independently of llmfs::autograd::check_gradients.
+// Chapter 30's gradients of L = Σ MHA(X) ⊙ U: against PyTorch float64 and against
+// central differences computed here, independently of llmfs::autograd::check_gradients.
 
 #include <array>
 #include <cmath>
@@ -15,27 +15,31 @@ using ch30_test::expect_close;
 using llmfs::tensor::Tensor;
 
 // The loss for five exact tensors, evaluated by the layer's forward pass alone (no tape
-// backward): build the layer from constants, run it, sum output ⊙ upstream in plain C++.
+// backward): build the layer from constants, run it, sum output ⊙ upstream in plain
+// C++.
 double loss_of(const std::array<Tensor, 5>& t) {
   llmfs::autograd::Tape tape;
-  auto name = [](const char* role) { return std::string("attention.") + role + ".weight"; };
+  auto name = [](const char* role) {
+    return std::string("attention.") + role + ".weight";
+  };
   auto layer = llmfs::attention::MultiHeadAttention::from_parameters(
       {name("query"), tape.constant(t[1])}, {name("key"), tape.constant(t[2])},
-      {name("value"), tape.constant(t[3])}, {name("output"), tape.constant(t[4])}, ch30::kHeads,
-      ch30::kMaxPositions, ch30::kRopeBase);
+      {name("value"), tape.constant(t[3])}, {name("output"), tape.constant(t[4])},
+      ch30::kHeads, ch30::kMaxPositions, ch30::kRopeBase);
   if (!layer) throw std::runtime_error(fmt::format("{}", layer.error()));
   auto forward = layer->forward(tape.constant(t[0]), ch30::kOffset);
   if (!forward) throw std::runtime_error(fmt::format("{}", forward.error()));
   auto output = forward->output.value();
   if (!output) throw std::runtime_error(fmt::format("{}", output.error()));
   double loss = 0.0;
-  for (std::size_t i = 0; i < output->size(); ++i) loss += output->values()[i] * ch30::kUpstream[i];
+  for (std::size_t i = 0; i < output->size(); ++i)
+    loss += output->values()[i] * ch30::kUpstream[i];
   return loss;
 }
 
 std::array<Tensor, 5> fixture_tensors() {
-  return {ch30::fixture_input(), ch30::identity(4), ch30::identity(4), ch30::identity(4),
-          ch30::fixture_output_weight()};
+  return {ch30::fixture_input(), ch30::identity(4), ch30::identity(4),
+          ch30::identity(4), ch30::fixture_output_weight()};
 }
 
 const Tensor& analytic(std::size_t which) {
@@ -57,7 +61,8 @@ TEST(Ch30Gradients, AgreeWithCentralDifferencesOnAll76Coordinates) {
   constexpr double tolerance = 8e-6;
   double worst = 0.0;
   const std::size_t checked = llmfs::testing::central_differences(
-      fixture_tensors(), loss_of, delta, [&](std::size_t which, std::size_t i, double numeric) {
+      fixture_tensors(), loss_of, delta,
+      [&](std::size_t which, std::size_t i, double numeric) {
         const double error = std::abs(numeric - analytic(which).values()[i]);
         worst = std::max(worst, error);
         EXPECT_LE(error, tolerance) << "tensor " << which << " coordinate " << i;
@@ -84,15 +89,16 @@ TEST(Ch30Gradients, LossIsTheUpstreamWeightedSumOfTheOutput) {
 }
 
 TEST(Ch30Gradients, HeadZeroQueryColumnsVanishBecauseItsKeysAreEqual) {
-  // Every rotated key of head 0 is [1,0], so a query move shifts a whole score row and the
-  // softmax ignores it: columns 0 and 1 of dL/dW_Q are zero up to rounding; the key gradient
-  // of the same columns is not.
+  // Every rotated key of head 0 is [1,0], so a query move shifts a whole score row and
+  // the softmax ignores it: columns 0 and 1 of dL/dW_Q are zero up to rounding; the key
+  // gradient of the same columns is not.
   const Tensor& query = analytic(1);
   const Tensor& key = analytic(2);
   double key_size = 0.0;
   for (std::size_t row = 0; row < 4; ++row) {
     for (std::size_t column = 0; column < 2; ++column) {
-      EXPECT_LT(std::abs(query.values()[row * 4 + column]), 1e-15) << row << "," << column;
+      EXPECT_LT(std::abs(query.values()[row * 4 + column]), 1e-15)
+          << row << "," << column;
       key_size = std::max(key_size, std::abs(key.values()[row * 4 + column]));
     }
   }

@@ -18,11 +18,14 @@ TEST(Ch30Invariants, ReplacingTheLastRowChangesOnlyTheLastOutputRow) {
   EXPECT_TRUE(p.prefix_one_unchanged);
   EXPECT_TRUE(p.suffix_changed);
   auto x = ch30_test::fixture_values();
-  std::copy(ch30::kPerturbedLastRow.begin(), ch30::kPerturbedLastRow.end(), x.begin() + 8);
+  std::copy(ch30::kPerturbedLastRow.begin(), ch30::kPerturbedLastRow.end(),
+            x.begin() + 8);
   const auto naive = ch30_test::naive_layer(x, 0);
-  expect_close(p.prefix_perturbed_output.values(), naive.output, 1e-12, "perturbed output");
+  expect_close(p.prefix_perturbed_output.values(), naive.output, 1e-12,
+               "perturbed output");
   ch30_test::expect_printed(p.prefix_perturbed_output.values().subspan(8, 4),
-                            {"-0.999983", "3.999952", "2.999321", "-1.999519"}, "row 2");
+                            {"-0.999983", "3.999952", "2.999321", "-1.999519"},
+                            "row 2");
 }
 
 TEST(Ch30Invariants, NudgingHeadZerosLaneLeavesHeadOneUntouched) {
@@ -32,14 +35,17 @@ TEST(Ch30Invariants, NudgingHeadZerosLaneLeavesHeadOneUntouched) {
   x[0] += ch30::kIsolationNudge;
   const auto nudged = ch30_test::naive_layer(x, 0);
   const auto base = ch30_test::naive_layer(ch30_test::fixture_values(), 0);
-  for (std::size_t i = 6; i < 12; ++i) EXPECT_EQ(nudged.head_outputs[i], base.head_outputs[i]);
+  for (std::size_t i = 6; i < 12; ++i)
+    EXPECT_EQ(nudged.head_outputs[i], base.head_outputs[i]);
   EXPECT_NE(nudged.head_outputs[0], base.head_outputs[0]);
 }
 
 TEST(Ch30Invariants, SharedPositionOffsetPreservesWeights) {
   EXPECT_TRUE(evidence().primary.common_offset_weights_preserved);
-  const auto shifted = ch30_test::naive_layer(ch30_test::fixture_values(), ch30::kSharedOffset);
-  expect_close(evidence().primary.attention_weights.values(), shifted.weights, 1e-12, "offset 3");
+  const auto shifted =
+      ch30_test::naive_layer(ch30_test::fixture_values(), ch30::kSharedOffset);
+  expect_close(evidence().primary.attention_weights.values(), shifted.weights, 1e-12,
+               "offset 3");
 }
 
 TEST(Ch30Invariants, SplitThenMergeIsIdentityAndFutureWeightsAreExactZeros) {
@@ -48,7 +54,9 @@ TEST(Ch30Invariants, SplitThenMergeIsIdentityAndFutureWeightsAreExactZeros) {
   for (std::size_t h = 0; h < 2; ++h)
     for (std::size_t q = 0; q < 3; ++q)
       for (std::size_t k = q + 1; k < 3; ++k)
-        EXPECT_EQ(std::bit_cast<std::uint64_t>(p.attention_weights.values()[(h * 3 + q) * 3 + k]), 0u);
+        EXPECT_EQ(std::bit_cast<std::uint64_t>(
+                      p.attention_weights.values()[(h * 3 + q) * 3 + k]),
+                  0u);
 }
 
 TEST(Ch30Invariants, EmptyBatchAndSingleTokenBoundaries) {
@@ -70,14 +78,20 @@ TEST(Ch30Invariants, EmptyBatchAndSingleTokenBoundaries) {
 TEST(Ch30Invariants, EveryRefusedConfigurationAndInputHasItsTypedError) {
   const auto& e = evidence().errors;
   const std::pair<const ch30::RejectedCase*, const char*> cases[] = {
-      {&e.zero_model_width, "model width"}, {&e.zero_heads, "head"},
-      {&e.nondivisible, "divisible"},       {&e.odd_head_width, "even"},
-      {&e.input_rank, "rank"},              {&e.input_width, "width"},
-      {&e.empty_tokens, "token"},           {&e.offset_overflow, "overflow"},
-      {&e.position_range, "capacity"},      {&e.released_input, "released"}};
+      {&e.zero_model_width, "model width"},
+      {&e.zero_heads, "head"},
+      {&e.nondivisible, "divisible"},
+      {&e.odd_head_width, "even"},
+      {&e.input_rank, "rank"},
+      {&e.input_width, "width"},
+      {&e.empty_tokens, "token"},
+      {&e.offset_overflow, "overflow"},
+      {&e.position_range, "capacity"},
+      {&e.released_input, "released"}};
   for (auto [rejected, word] : cases) {
     EXPECT_TRUE(rejected->rejected) << rejected->message;
-    EXPECT_NE(rejected->message.find("multi-head attention"), std::string::npos) << rejected->message;
+    EXPECT_NE(rejected->message.find("multi-head attention"), std::string::npos)
+        << rejected->message;
     EXPECT_NE(rejected->message.find(word), std::string::npos) << rejected->message;
   }
   EXPECT_TRUE(e.rng_untouched);
@@ -85,8 +99,9 @@ TEST(Ch30Invariants, EveryRefusedConfigurationAndInputHasItsTypedError) {
 
 TEST(Ch30Invariants, NamedBiasFreeParametersInStableOrder) {
   const auto& params = evidence().parameters;
-  EXPECT_EQ(params.names, (std::vector<std::string>{"attention.query.weight", "attention.key.weight",
-                                                    "attention.value.weight", "attention.output.weight"}));
+  EXPECT_EQ(params.names, (std::vector<std::string>{
+                              "attention.query.weight", "attention.key.weight",
+                              "attention.value.weight", "attention.output.weight"}));
   EXPECT_EQ(params.shapes, (std::vector<Shape>(4, Shape{4, 4})));
   EXPECT_EQ(params.count, 64u);
   EXPECT_TRUE(params.bias_free);
@@ -100,7 +115,8 @@ TEST(Ch30Invariants, ReplayIsBitwiseAndTheTapeIsFinite) {
   auto again = ch30::gather_primary();
   ASSERT_TRUE(again.has_value()) << again.error();
   EXPECT_TRUE(ch30::same_bits(again->output, evidence().primary.output));
-  EXPECT_TRUE(ch30::same_bits(again->input_gradient, evidence().primary.input_gradient));
+  EXPECT_TRUE(
+      ch30::same_bits(again->input_gradient, evidence().primary.input_gradient));
 }
 
 TEST(Ch30History, OneContextOneFullWidthTableTwoHeadTables) {
@@ -117,7 +133,8 @@ TEST(Ch30History, OneContextOneFullWidthTableTwoHeadTables) {
   const auto x = ch30_test::fixture_values();
   std::array<double, 3> s{};
   for (std::size_t j = 0; j < 3; ++j)
-    for (std::size_t f = 0; f < 4; ++f) s[j] += x[8 + f] * x[j * 4 + f] / 2.0;
+    for (std::size_t f = 0; f < 4; ++f)
+      s[j] += x[8 + f] * x[j * 4 + f] / 2.0;
   const double top = std::max({s[0], s[1], s[2]});
   const double z = std::exp(s[0] - top) + std::exp(s[1] - top) + std::exp(s[2] - top);
   for (std::size_t j = 0; j < 3; ++j)

@@ -1,7 +1,7 @@
 #pragma once
 // Shared by chapter 30's tests: the gathered evidence (computed once), six-decimal
-// comparison with the seed's printed numbers, and a plain-loop reference of the fixture layer
-// written from the chapter's formulas, independent of llmfs.
+// comparison with the seed's printed numbers, and a plain-loop reference of the fixture
+// layer written from the chapter's formulas, independent of llmfs.
 
 #include <array>
 #include <cmath>
@@ -29,16 +29,19 @@ inline const ch30::Evidence& evidence() {
 }
 
 /// Every value, printed with six decimals, equals the seed's printed number.
-inline void expect_printed(std::span<const double> actual, const std::vector<std::string>& seed,
+inline void expect_printed(std::span<const double> actual,
+                           const std::vector<std::string>& seed,
                            const std::string& what) {
   ASSERT_EQ(actual.size(), seed.size()) << what;
   for (std::size_t i = 0; i < seed.size(); ++i)
-    EXPECT_EQ(llmfs::report::format_number(actual[i]), seed[i]) << what << " index " << i;
+    EXPECT_EQ(llmfs::report::format_number(actual[i]), seed[i])
+        << what << " index " << i;
 }
 
 /// Every value within `tolerance` of the expected one.
-inline void expect_close(std::span<const double> actual, std::span<const double> expected,
-                         double tolerance, const std::string& what) {
+inline void expect_close(std::span<const double> actual,
+                         std::span<const double> expected, double tolerance,
+                         const std::string& what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (std::isinf(expected[i])) {
@@ -53,31 +56,33 @@ using Matrix4 = std::array<double, 16>;  // [in, out], row-major
 
 inline Matrix4 identity4() {
   Matrix4 m{};
-  for (std::size_t i = 0; i < 4; ++i) m[i * 4 + i] = 1.0;
+  for (std::size_t i = 0; i < 4; ++i)
+    m[i * 4 + i] = 1.0;
   return m;
 }
 
-/// What the plain-loop layer computes for a [T,4] input: weights [2][T][T], head outputs
-/// [2][T][2], output [T][4].
+/// What the plain-loop layer computes for a [T,4] input: weights [2][T][T], head
+/// outputs [2][T][2], output [T][4].
 struct NaiveResult {
   std::vector<double> weights;
   std::vector<double> head_outputs;
   std::vector<double> output;
 };
 
-/// The chapter's formulas with loops: Q=XW_Q, K=XW_K, V=XW_V; two heads of width 2; RoPE with
-/// one frequency θ_0 = base^0 = 1, so position p turns a pair by p radians; scores
-/// QKᵀ/√2; causal softmax; H = A·V; y = Concat(H)·W_O.
-inline NaiveResult naive_layer(const std::vector<double>& x, std::size_t offset,
-                               const Matrix4& wq = identity4(), const Matrix4& wk = identity4(),
-                               const Matrix4& wv = identity4(),
-                               const Matrix4& wo = {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0}) {
+/// The chapter's formulas with loops: Q=XW_Q, K=XW_K, V=XW_V; two heads of width 2;
+/// RoPE with one frequency θ_0 = base^0 = 1, so position p turns a pair by p radians;
+/// scores QKᵀ/√2; causal softmax; H = A·V; y = Concat(H)·W_O.
+inline NaiveResult naive_layer(
+    const std::vector<double>& x, std::size_t offset, const Matrix4& wq = identity4(),
+    const Matrix4& wk = identity4(), const Matrix4& wv = identity4(),
+    const Matrix4& wo = {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0}) {
   const std::size_t tokens = x.size() / 4;
   auto project = [&](const Matrix4& w) {
     std::vector<double> out(tokens * 4, 0.0);
     for (std::size_t t = 0; t < tokens; ++t)
       for (std::size_t o = 0; o < 4; ++o)
-        for (std::size_t i = 0; i < 4; ++i) out[t * 4 + o] += x[t * 4 + i] * w[i * 4 + o];
+        for (std::size_t i = 0; i < 4; ++i)
+          out[t * 4 + o] += x[t * 4 + i] * w[i * 4 + o];
     return out;
   };
   auto rotate = [&](std::vector<double> rows) {
@@ -93,37 +98,47 @@ inline NaiveResult naive_layer(const std::vector<double>& x, std::size_t offset,
   };
   const auto q = rotate(project(wq)), k = rotate(project(wk)), v = project(wv);
   NaiveResult r{std::vector<double>(2 * tokens * tokens, 0.0),
-                std::vector<double>(2 * tokens * 2, 0.0), std::vector<double>(tokens * 4, 0.0)};
+                std::vector<double>(2 * tokens * 2, 0.0),
+                std::vector<double>(tokens * 4, 0.0)};
   std::vector<double> merged(tokens * 4, 0.0);
   for (std::size_t h = 0; h < 2; ++h) {
     for (std::size_t i = 0; i < tokens; ++i) {
       std::vector<double> scores(i + 1);
       double top = -INFINITY;
       for (std::size_t j = 0; j <= i; ++j) {
-        scores[j] = (q[i * 4 + 2 * h] * k[j * 4 + 2 * h] + q[i * 4 + 2 * h + 1] * k[j * 4 + 2 * h + 1]) /
+        scores[j] = (q[i * 4 + 2 * h] * k[j * 4 + 2 * h] +
+                     q[i * 4 + 2 * h + 1] * k[j * 4 + 2 * h + 1]) /
                     std::sqrt(2.0);
         top = std::max(top, scores[j]);
       }
       double total = 0.0;
-      for (double& s : scores) total += (s = std::exp(s - top));
+      for (double& s : scores)
+        total += (s = std::exp(s - top));
       for (std::size_t j = 0; j <= i; ++j) {
         const double a = scores[j] / total;
         r.weights[(h * tokens + i) * tokens + j] = a;
-        for (std::size_t f = 0; f < 2; ++f) r.head_outputs[(h * tokens + i) * 2 + f] += a * v[j * 4 + 2 * h + f];
+        for (std::size_t f = 0; f < 2; ++f)
+          r.head_outputs[(h * tokens + i) * 2 + f] += a * v[j * 4 + 2 * h + f];
       }
-      for (std::size_t f = 0; f < 2; ++f) merged[i * 4 + 2 * h + f] = r.head_outputs[(h * tokens + i) * 2 + f];
+      for (std::size_t f = 0; f < 2; ++f)
+        merged[i * 4 + 2 * h + f] = r.head_outputs[(h * tokens + i) * 2 + f];
     }
   }
   for (std::size_t t = 0; t < tokens; ++t)
     for (std::size_t o = 0; o < 4; ++o)
-      for (std::size_t i = 0; i < 4; ++i) r.output[t * 4 + o] += merged[t * 4 + i] * wo[i * 4 + o];
+      for (std::size_t i = 0; i < 4; ++i)
+        r.output[t * 4 + o] += merged[t * 4 + i] * wo[i * 4 + o];
   return r;
 }
 
 /// The fixture input as plain values.
 inline std::vector<double> fixture_values() {
-  return {1.0, 0.0, 1.0, 0.0, std::cos(1.0), -std::sin(1.0), 0.0, 1.0,
-          std::cos(2.0), -std::sin(2.0), 1.0, 1.0};
+  return {1.0,           0.0,
+          1.0,           0.0,
+          std::cos(1.0), -std::sin(1.0),
+          0.0,           1.0,
+          std::cos(2.0), -std::sin(2.0),
+          1.0,           1.0};
 }
 
 }  // namespace ch30_test

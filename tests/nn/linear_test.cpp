@@ -67,7 +67,8 @@ TEST(Initialization, SampleMeanAndRangeFitTheUniformBound) {
     squares += value * value;
     EXPECT_LE(std::abs(value), 0.25);
   }
-  // Uniform on [−b, b): mean 0, variance b²/3 = 1/48. 10 000 draws: std error of the mean ≈ 0.0014.
+  // Uniform on [−b, b): mean 0, variance b²/3 = 1/48. 10 000 draws: std error of the
+  // mean ≈ 0.0014.
   EXPECT_NEAR(sum / 10000.0, 0.0, 0.006);
   EXPECT_NEAR(squares / 10000.0, 1.0 / 48.0, 0.001);
 }
@@ -118,7 +119,8 @@ TEST(Linear, ForwardIsXTimesWPlusBiasWithWeightStoredInOut) {
   // W [3,2] = [[1,2],[3,4],[5,6]], b = [0.5,-1]; x = [[1,0,-1],[2,1,0]].
   // Hand: row 0: [1-5, 2-6] + b = [-3.5, -5]; row 1: [2+3, 4+4] + b = [5.5, 7].
   auto layer = Linear::from_parameters(
-      NamedParameter{"fc.weight", tape.parameter(make(Shape{3, 2}, {1, 2, 3, 4, 5, 6}))},
+      NamedParameter{"fc.weight",
+                     tape.parameter(make(Shape{3, 2}, {1, 2, 3, 4, 5, 6}))},
       NamedParameter{"fc.bias", tape.parameter(make(Shape{2}, {0.5, -1}))});
   ASSERT_TRUE(layer.has_value());
   EXPECT_EQ(layer->input_width(), 3u);
@@ -140,7 +142,8 @@ TEST(Linear, BackwardGivesXTransposeGAndColumnSumsForBias) {
   auto y = layer->forward(x);
   ASSERT_TRUE(y.has_value());
   // dL/dW = xᵀ·g with g = ones: [[1+3, 1+3],[2+4, 2+4]]; dL/db = [2, 2].
-  ASSERT_TRUE(llmfs::autograd::backward(*y, Tensor::full(Shape{2, 2}, 1.0)).has_value());
+  ASSERT_TRUE(
+      llmfs::autograd::backward(*y, Tensor::full(Shape{2, 2}, 1.0)).has_value());
   auto gw = layer->weight().value.gradient();
   auto gb = layer->bias()->value.gradient();
   ASSERT_TRUE(gw.has_value() && gb.has_value());
@@ -191,7 +194,8 @@ TEST(Linear, RejectedCreateLeavesTheGeneratorUnchanged) {
   auto dead = Linear::create(released, "fc", 2, 2, true, rng);
   ASSERT_FALSE(dead.has_value());
   EXPECT_EQ(dead.error().code, NnErrorCode::released_tape);
-  // [2^31, 2^31] has 2^62 elements: no overflow of std::size_t, but more than a tensor holds.
+  // [2^31, 2^31] has 2^62 elements: no overflow of std::size_t, but more than a tensor
+  // holds.
   const std::size_t wide = std::size_t{1} << 31;
   auto huge = Linear::create(tape, "fc", wide, wide, false, rng);
   ASSERT_FALSE(huge.has_value());
@@ -204,28 +208,33 @@ TEST(Linear, RejectedCreateLeavesTheGeneratorUnchanged) {
 
 TEST(Linear, FromParametersRejectsBadShapes) {
   Tape tape;
-  auto vector_weight = Linear::from_parameters({"w", tape.parameter(Tensor::zeros(Shape{3}))});
+  auto vector_weight =
+      Linear::from_parameters({"w", tape.parameter(Tensor::zeros(Shape{3}))});
   ASSERT_FALSE(vector_weight.has_value());
   EXPECT_EQ(vector_weight.error().code, NnErrorCode::weight_rank);
-  auto empty = Linear::from_parameters({"w", tape.parameter(Tensor::zeros(Shape{0, 3}))});
+  auto empty =
+      Linear::from_parameters({"w", tape.parameter(Tensor::zeros(Shape{0, 3}))});
   ASSERT_FALSE(empty.has_value());
   EXPECT_EQ(empty.error().code, NnErrorCode::zero_width);
-  auto bad_bias = Linear::from_parameters({"w", tape.parameter(Tensor::zeros(Shape{2, 3}))},
-                                          NamedParameter{"b", tape.parameter(Tensor::zeros(Shape{2}))});
+  auto bad_bias = Linear::from_parameters(
+      {"w", tape.parameter(Tensor::zeros(Shape{2, 3}))},
+      NamedParameter{"b", tape.parameter(Tensor::zeros(Shape{2}))});
   ASSERT_FALSE(bad_bias.has_value());
   EXPECT_EQ(bad_bias.error().code, NnErrorCode::bias_shape);
   EXPECT_EQ(fmt::format("{}", bad_bias.error()),
             "linear w: bias must be a vector [out] (expected [3], got [2])");
   Tape other;
-  auto far_bias = Linear::from_parameters({"w", tape.parameter(Tensor::zeros(Shape{2, 3}))},
-                                          NamedParameter{"b", other.parameter(Tensor::zeros(Shape{3}))});
+  auto far_bias = Linear::from_parameters(
+      {"w", tape.parameter(Tensor::zeros(Shape{2, 3}))},
+      NamedParameter{"b", other.parameter(Tensor::zeros(Shape{3}))});
   ASSERT_FALSE(far_bias.has_value());
   EXPECT_EQ(far_bias.error().code, NnErrorCode::different_tapes);
 }
 
 TEST(Linear, ForwardRejectsWrongInputsAndWrapsReleasedTapes) {
   Tape tape;
-  auto layer = Linear::from_parameters({"fc.weight", tape.parameter(Tensor::zeros(Shape{3, 2}))});
+  auto layer = Linear::from_parameters(
+      {"fc.weight", tape.parameter(Tensor::zeros(Shape{3, 2}))});
   ASSERT_TRUE(layer.has_value());
   auto rank_one = layer->forward(tape.constant(Tensor::zeros(Shape{3})));
   ASSERT_FALSE(rank_one.has_value());
@@ -239,7 +248,8 @@ TEST(Linear, ForwardRejectsWrongInputsAndWrapsReleasedTapes) {
   ASSERT_FALSE(released.has_value());
   EXPECT_EQ(released.error().code, NnErrorCode::autograd);
   ASSERT_TRUE(released.error().cause.has_value());
-  EXPECT_EQ(released.error().cause->code, llmfs::autograd::AutogradErrorCode::released_input);
+  EXPECT_EQ(released.error().cause->code,
+            llmfs::autograd::AutogradErrorCode::released_input);
 }
 
 }  // namespace

@@ -29,7 +29,8 @@ Tensor concat_columns(const Tensor& q, const Tensor& k, const Tensor& v) {
   std::vector<double> values;
   for (std::size_t r = 0; r < in; ++r) {
     for (const Tensor* part : {&q, &k, &v}) {
-      for (std::size_t c = 0; c < out; ++c) values.push_back(part->values()[r * out + c]);
+      for (std::size_t c = 0; c < out; ++c)
+        values.push_back(part->values()[r * out + c]);
     }
   }
   return make(Shape{in, 3 * out}, values);
@@ -46,7 +47,8 @@ TEST(QkvProjections, CreateNamesAndDrawsQueryKeyValueInOrder) {
   EXPECT_EQ(qkv->parameters().items()[1].name, "attention.key.weight");
   EXPECT_EQ(qkv->parameters().items()[2].name, "attention.value.weight");
   for (const auto& parameter : qkv->parameters()) {
-    EXPECT_EQ(*parameter.value.value(), *llmfs::nn::uniform_fan_in(Shape{4, 2}, 4, reference));
+    EXPECT_EQ(*parameter.value.value(),
+              *llmfs::nn::uniform_fan_in(Shape{4, 2}, 4, reference));
   }
   EXPECT_EQ(rng, reference);
   EXPECT_EQ(qkv->input_width(), 4u);
@@ -80,12 +82,13 @@ TEST(QkvProjections, ForwardProjectsEachRoleWithItsOwnMatrix) {
 TEST(QkvProjections, FromWeightsRejectsMismatchedShapesAndSharedNodes) {
   Tape tape;
   auto q = tape.parameter(Tensor::zeros(Shape{4, 2}));
-  auto mismatch = QkvProjections::from_weights({"q", q}, {"k", tape.parameter(Tensor::zeros(Shape{4, 3}))},
-                                               {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))});
+  auto mismatch = QkvProjections::from_weights(
+      {"q", q}, {"k", tape.parameter(Tensor::zeros(Shape{4, 3}))},
+      {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))});
   ASSERT_FALSE(mismatch.has_value());
   EXPECT_EQ(mismatch.error().code, NnErrorCode::width_mismatch);
-  auto shared = QkvProjections::from_weights({"q", q}, {"k", q},
-                                             {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))});
+  auto shared = QkvProjections::from_weights(
+      {"q", q}, {"k", q}, {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))});
   ASSERT_FALSE(shared.has_value());
   EXPECT_EQ(shared.error().code, NnErrorCode::duplicate_node);
 }
@@ -134,7 +137,8 @@ TEST(QkvProjections, CombinedLayoutGivesBitwiseTheSameProjectionsAndGradients) {
 
 TEST(QkvProjections, CombinedLayoutNeedsThreeBlocksOfColumns) {
   Tape tape;
-  auto bad = QkvProjections::from_combined({"in_proj", tape.parameter(Tensor::zeros(Shape{4, 8}))});
+  auto bad = QkvProjections::from_combined(
+      {"in_proj", tape.parameter(Tensor::zeros(Shape{4, 8}))});
   ASSERT_FALSE(bad.has_value());
   EXPECT_EQ(bad.error().code, NnErrorCode::width_mismatch);
 }

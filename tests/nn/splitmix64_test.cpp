@@ -8,8 +8,8 @@ namespace {
 
 using llmfs::nn::SplitMix64;
 
-// Seed 0: the first outputs of Vigna's reference splitmix64.c (x = 0), as published in many
-// test vectors (e.g. the Xoshiro seeding examples).
+// Seed 0: the first outputs of Vigna's reference splitmix64.c (x = 0), as published in
+// many test vectors (e.g. the Xoshiro seeding examples).
 TEST(SplitMix64, SeedZeroMatchesReferenceOutputs) {
   SplitMix64 rng(0);
   EXPECT_EQ(rng.next_u64(), 0xE220A8397B1DCDAFULL);
@@ -19,8 +19,9 @@ TEST(SplitMix64, SeedZeroMatchesReferenceOutputs) {
   EXPECT_EQ(rng.next_u64(), 0x1B39896A51A8749BULL);
 }
 
-// Seed 1234567: the Rosetta Code "Pseudo-random numbers/Splitmix64" task lists these five
-// outputs; they were also re-derived from the algorithm description with Python integers.
+// Seed 1234567: the Rosetta Code "Pseudo-random numbers/Splitmix64" task lists these
+// five outputs; they were also re-derived from the algorithm description with Python
+// integers.
 TEST(SplitMix64, Seed1234567MatchesPublishedOutputs) {
   SplitMix64 rng(1234567);
   EXPECT_EQ(rng.next_u64(), 6457827717110365317ULL);
@@ -30,8 +31,9 @@ TEST(SplitMix64, Seed1234567MatchesPublishedOutputs) {
   EXPECT_EQ(rng.next_u64(), 16408922859458223821ULL);
 }
 
-// Hand derivation of the first step for seed 0: state = 0x9E3779B97F4A7C15, and the mixing
-// steps are a pure function of it, so the state after n draws is n times the increment.
+// Hand derivation of the first step for seed 0: state = 0x9E3779B97F4A7C15, and the
+// mixing steps are a pure function of it, so the state after n draws is n times the
+// increment.
 TEST(SplitMix64, StateAdvancesByTheGoldenRatioIncrement) {
   SplitMix64 rng(5);
   rng.next_u64();
@@ -53,7 +55,8 @@ TEST(SplitMix64, CopiesDrawTheSameSequence) {
   SplitMix64 first(42);
   SplitMix64 second = first;
   EXPECT_EQ(first, second);
-  for (int i = 0; i < 10; ++i) EXPECT_EQ(first.next_u64(), second.next_u64());
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(first.next_u64(), second.next_u64());
   EXPECT_EQ(first, second);
   first.next_u64();
   EXPECT_NE(first, second);

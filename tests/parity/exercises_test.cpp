@@ -1,18 +1,22 @@
-// The appendix's exercise answers (snippets/ch40-pytorch-parity/exercises.cpp) against the same
-// questions answered by torch (tests/reference/data/ch40_exercises.txt) and against the seed's
-// statements (d = 128, W_in [128,384], W_O [128,128], 3·d² parameters either way).
-#include <gtest/gtest.h>
+// The appendix's exercise answers (snippets/ch40-pytorch-parity/exercises.cpp) against
+// the same questions answered by torch (tests/reference/data/ch40_exercises.txt) and
+// against the seed's statements (d = 128, W_in [128,384], W_O [128,128], 3·d²
+// parameters either way).
+#include "exercises.hpp"
 
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "evidence.hpp"
-#include "exercises.hpp"
 
 namespace {
 
 using llmfs::testing::load_reference_case;
 
-std::vector<double> as_doubles(std::span<const std::size_t> values) { return {values.begin(), values.end()}; }
+std::vector<double> as_doubles(std::span<const std::size_t> values) {
+  return {values.begin(), values.end()};
+}
 
 TEST(Exercises, ModelWidthAndMatrixShapesMatchTheSeedAndTorch) {
   const auto a = ch40::answer_exercises();
@@ -34,14 +38,16 @@ TEST(Exercises, StridesAfterViewAndTransposeMatchTorch) {
   EXPECT_EQ(as_doubles(a.split_strides), torch.at("split_strides").values);
   EXPECT_EQ(a.split_contiguous, torch.scalar("split_is_contiguous") != 0.0);
   EXPECT_FALSE(a.split_contiguous);
-  EXPECT_EQ(as_doubles(a.contiguous_strides), torch.at("contiguous_split_strides").values);
+  EXPECT_EQ(as_doubles(a.contiguous_strides),
+            torch.at("contiguous_split_strides").values);
 }
 
 TEST(Exercises, CausalMaskBroadcastsAgainstTheScoresAsInTorch) {
   const auto a = ch40::answer_exercises();
   const auto torch = load_reference_case("ch40_exercises");
   EXPECT_EQ(as_doubles(a.mask_shape.dims()), torch.at("mask_shape").values);
-  EXPECT_EQ(as_doubles(a.mask_broadcast_shape.dims()), torch.at("mask_broadcast_shape").values);
+  EXPECT_EQ(as_doubles(a.mask_broadcast_shape.dims()),
+            torch.at("mask_broadcast_shape").values);
   EXPECT_EQ(a.mask_broadcast_shape, a.scores_shape);
 }
 
@@ -50,8 +56,10 @@ TEST(Exercises, CombinedAndSeparateInProjectionsHoldThreeDSquaredParameters) {
   const auto torch = load_reference_case("ch40_exercises");
   EXPECT_EQ(a.combined_parameters, 3u * 128u * 128u);
   EXPECT_EQ(a.separate_parameters, a.combined_parameters);
-  EXPECT_EQ(static_cast<double>(a.combined_parameters), torch.scalar("in_proj_parameters_combined"));
-  EXPECT_EQ(static_cast<double>(a.separate_parameters), torch.scalar("in_proj_parameters_separate"));
+  EXPECT_EQ(static_cast<double>(a.combined_parameters),
+            torch.scalar("in_proj_parameters_combined"));
+  EXPECT_EQ(static_cast<double>(a.separate_parameters),
+            torch.scalar("in_proj_parameters_separate"));
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
-#include <llmfs/report/format.hpp>
-#include <llmfs/report/record.hpp>
-#include <llmfs/tensor/tensor.hpp>
-
 #include <limits>
 #include <vector>
 
 #include <gtest/gtest.h>
+
+#include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
+#include <llmfs/tensor/tensor.hpp>
 
 namespace {
 
@@ -17,8 +17,9 @@ using llmfs::tensor::Tensor;
 
 TEST(FormatNumber, SixDecimalsRounded) {
   EXPECT_EQ(format_number(1.0), "1.000000");
-  EXPECT_EQ(format_number(0.5403023058681398), "0.540302");   // cos(1)
-  EXPECT_EQ(format_number(-0.8414709848078965), "-0.841471"); // -sin(1), rounds up in magnitude
+  EXPECT_EQ(format_number(0.5403023058681398), "0.540302");  // cos(1)
+  EXPECT_EQ(format_number(-0.8414709848078965),
+            "-0.841471");  // -sin(1), rounds up in magnitude
   EXPECT_EQ(format_number(0.78619079), "0.786191");
   EXPECT_EQ(format_number(1234.5), "1234.500000");
 }
@@ -39,7 +40,8 @@ TEST(FormatNumber, InfinitiesAndNan) {
 }
 
 TEST(FormatValues, BracketedCommaList) {
-  EXPECT_EQ(format_values(std::vector<double>{0.770151, -0.420735}), "[0.770151,-0.420735]");
+  EXPECT_EQ(format_values(std::vector<double>{0.770151, -0.420735}),
+            "[0.770151,-0.420735]");
   EXPECT_EQ(format_values(std::vector<double>{}), "[]");
 }
 
@@ -47,18 +49,27 @@ TEST(FormatTensor, ShapeThenValues) {
   auto t = Tensor::from(Shape{1, 2, 2}, {1, 0, -0.0, 0.25}).value();
   EXPECT_EQ(llmfs::report::format_tensor(t),
             "shape:[1,2,2] values:[1.000000,0.000000,0.000000,0.250000]");
-  EXPECT_EQ(llmfs::report::format_tensor(Tensor::zeros(Shape{0, 3})), "shape:[0,3] values:[]");
+  EXPECT_EQ(llmfs::report::format_tensor(Tensor::zeros(Shape{0, 3})),
+            "shape:[0,3] values:[]");
 }
 
 TEST(Record, BuildsKindAndFieldsInOrder) {
   const std::vector<double> row{1.0, -0.5};
   Record r("WEIGHT");
-  r.field("head", 1).field("query", std::size_t{2}).field("value", 0.213809).field("row", row)
-      .field("shape", Shape{1, 2, 3, 3}).field("causal", true).field("stage", "split");
+  r.field("head", 1)
+      .field("query", std::size_t{2})
+      .field("value", 0.213809)
+      .field("row", row)
+      .field("shape", Shape{1, 2, 3, 3})
+      .field("causal", true)
+      .field("stage", "split");
   EXPECT_EQ(r.str(),
-            "WEIGHT|head=1|query=2|value=0.213809|row=[1.000000,-0.500000]|shape=[1,2,3,3]|causal=true|stage=split");
+            "WEIGHT|head=1|query=2|value=0.213809|row=[1.000000,-0.500000]|shape=[1,2,"
+            "3,3]|causal=true|stage=split");
 }
 
-TEST(Record, KindAloneHasNoFields) { EXPECT_EQ(Record("END").str(), "END"); }
+TEST(Record, KindAloneHasNoFields) {
+  EXPECT_EQ(Record("END").str(), "END");
+}
 
 }  // namespace

@@ -1,7 +1,7 @@
 #pragma once
 // Central differences written in the tests themselves, independent of
-// llmfs::autograd::check_gradients: the chapters' tests use it to confirm the gradients their
-// programs print.
+// llmfs::autograd::check_gradients: the chapters' tests use it to confirm the gradients
+// their programs print.
 
 #include <cstddef>
 
@@ -13,7 +13,8 @@ namespace llmfs::testing {
 /// (std::vector or std::array) and `loss` maps such a container to a double.
 /// \return the number of coordinates visited.
 template <class Point, class Loss, class Visit>
-std::size_t central_differences(const Point& point, Loss&& loss, double step, Visit&& visit) {
+std::size_t central_differences(const Point& point, Loss&& loss, double step,
+                                Visit&& visit) {
   std::size_t visited = 0;
   for (std::size_t which = 0; which < point.size(); ++which) {
     for (std::size_t i = 0; i < point[which].size(); ++i) {

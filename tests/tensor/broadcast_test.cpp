@@ -1,7 +1,7 @@
-#include <llmfs/tensor/broadcast.hpp>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <llmfs/tensor/broadcast.hpp>
 
 #include "tensor/random_tensor.hpp"
 
@@ -14,16 +14,20 @@ using llmfs::test::naive_offset;
 using llmfs::test::random_tensor;
 
 TEST(BroadcastShapes, AlignsOnTheRight) {
-  EXPECT_EQ(llmfs::tensor::broadcast_shapes(Shape{2, 1, 4}, Shape{3, 1}).value(), (Shape{2, 3, 4}));
-  EXPECT_EQ(llmfs::tensor::broadcast_shapes(Shape{}, Shape{2, 2}).value(), (Shape{2, 2}));
-  EXPECT_EQ(llmfs::tensor::broadcast_shapes(Shape{0, 1}, Shape{1, 5}).value(), (Shape{0, 5}));
+  EXPECT_EQ(llmfs::tensor::broadcast_shapes(Shape{2, 1, 4}, Shape{3, 1}).value(),
+            (Shape{2, 3, 4}));
+  EXPECT_EQ(llmfs::tensor::broadcast_shapes(Shape{}, Shape{2, 2}).value(),
+            (Shape{2, 2}));
+  EXPECT_EQ(llmfs::tensor::broadcast_shapes(Shape{0, 1}, Shape{1, 5}).value(),
+            (Shape{0, 5}));
 }
 
 TEST(BroadcastShapes, RejectsUnequalNonUnitAxes) {
   auto r = llmfs::tensor::broadcast_shapes(Shape{2, 3}, Shape{4, 3}, "add");
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, TensorErrorCode::broadcast_mismatch);
-  EXPECT_EQ(fmt::format("{}", r.error()), "add: shapes do not broadcast: [2,3] and [4,3] (axis -2: 2 vs 4)");
+  EXPECT_EQ(fmt::format("{}", r.error()),
+            "add: shapes do not broadcast: [2,3] and [4,3] (axis -2: 2 vs 4)");
 }
 
 // a: [2,1,4], b: [3,1] -> [2,3,4]; out[i,j,k] = f(a[i,0,k], b[j,0]).
@@ -56,14 +60,19 @@ TEST(Elementwise, MultiplyBroadcastsLikeNestedLoops) {
 }
 
 TEST(Elementwise, SmallHandValues) {
-  // [[1,2],[3,4]] + [10,20] = [[11,22],[13,24]]; [[1,2],[3,4]] ⊙ [[2],[3]] = [[2,4],[9,12]].
+  // [[1,2],[3,4]] + [10,20] = [[11,22],[13,24]]; [[1,2],[3,4]] ⊙ [[2],[3]] =
+  // [[2,4],[9,12]].
   auto m = Tensor::from(Shape{2, 2}, {1, 2, 3, 4}).value();
   auto row = Tensor::from(Shape{2}, {10, 20}).value();
   auto col = Tensor::from(Shape{2, 1}, {2, 3}).value();
-  EXPECT_EQ(llmfs::tensor::add(m, row).value(), Tensor::from(Shape{2, 2}, {11, 22, 13, 24}).value());
-  EXPECT_EQ(llmfs::tensor::multiply(m, col).value(), Tensor::from(Shape{2, 2}, {2, 4, 9, 12}).value());
-  EXPECT_EQ(llmfs::tensor::subtract(m, Tensor::scalar(1)).value(), Tensor::from(Shape{2, 2}, {0, 1, 2, 3}).value());
-  EXPECT_EQ(llmfs::tensor::scale(m, -0.5).value(), Tensor::from(Shape{2, 2}, {-0.5, -1, -1.5, -2}).value());
+  EXPECT_EQ(llmfs::tensor::add(m, row).value(),
+            Tensor::from(Shape{2, 2}, {11, 22, 13, 24}).value());
+  EXPECT_EQ(llmfs::tensor::multiply(m, col).value(),
+            Tensor::from(Shape{2, 2}, {2, 4, 9, 12}).value());
+  EXPECT_EQ(llmfs::tensor::subtract(m, Tensor::scalar(1)).value(),
+            Tensor::from(Shape{2, 2}, {0, 1, 2, 3}).value());
+  EXPECT_EQ(llmfs::tensor::scale(m, -0.5).value(),
+            Tensor::from(Shape{2, 2}, {-0.5, -1, -1.5, -2}).value());
 }
 
 TEST(Elementwise, MismatchIsTypedErrorNamingTheOp) {
@@ -75,8 +84,11 @@ TEST(Elementwise, MismatchIsTypedErrorNamingTheOp) {
 }
 
 TEST(Sum, AddsEveryElement) {
-  EXPECT_EQ(llmfs::tensor::sum(Tensor::from(Shape{2, 2}, {1, 2, 3, 4.5}).value()).value(), Tensor::scalar(10.5));
-  EXPECT_EQ(llmfs::tensor::sum(Tensor::zeros(Shape{0, 3})).value(), Tensor::scalar(0.0));
+  EXPECT_EQ(
+      llmfs::tensor::sum(Tensor::from(Shape{2, 2}, {1, 2, 3, 4.5}).value()).value(),
+      Tensor::scalar(10.5));
+  EXPECT_EQ(llmfs::tensor::sum(Tensor::zeros(Shape{0, 3})).value(),
+            Tensor::scalar(0.0));
 }
 
 TEST(SumTo, ReducesBroadcastAxesLikeNestedLoops) {
@@ -87,7 +99,8 @@ TEST(SumTo, ReducesBroadcastAxesLikeNestedLoops) {
   for (std::size_t j = 0; j < 3; ++j) {
     double expected = 0.0;
     for (std::size_t i = 0; i < 2; ++i)
-      for (std::size_t k = 0; k < 4; ++k) expected += x.values()[naive_offset(x.shape(), {i, j, k})];
+      for (std::size_t k = 0; k < 4; ++k)
+        expected += x.values()[naive_offset(x.shape(), {i, j, k})];
     EXPECT_EQ(out.values()[j], expected);
   }
 }
@@ -95,7 +108,8 @@ TEST(SumTo, ReducesBroadcastAxesLikeNestedLoops) {
 TEST(SumTo, SameShapeIsIdentityAndScalarIsTotal) {
   auto x = random_tensor(Shape{2, 3}, 22);
   EXPECT_TRUE(bitwise_equal(llmfs::tensor::sum_to(x, Shape{2, 3}).value(), x));
-  EXPECT_TRUE(bitwise_equal(llmfs::tensor::sum_to(x, Shape{}).value(), llmfs::tensor::sum(x).value()));
+  EXPECT_TRUE(bitwise_equal(llmfs::tensor::sum_to(x, Shape{}).value(),
+                            llmfs::tensor::sum(x).value()));
 }
 
 TEST(SumTo, RejectsTargetThatDoesNotBroadcast) {
@@ -104,8 +118,10 @@ TEST(SumTo, RejectsTargetThatDoesNotBroadcast) {
   EXPECT_EQ(r.error().code, TensorErrorCode::reduce_mismatch);
   // A target with more axes than the input cannot be reached by summing.
   EXPECT_FALSE(llmfs::tensor::sum_to(Tensor::zeros(Shape{3}), Shape{1, 3}).has_value());
-  // [2,1] broadcasts with [2,3] but to itself only if the input is [2,3]: fine; [4,1] is not.
-  EXPECT_FALSE(llmfs::tensor::sum_to(Tensor::zeros(Shape{2, 3}), Shape{4, 1}).has_value());
+  // [2,1] broadcasts with [2,3] but to itself only if the input is [2,3]: fine; [4,1]
+  // is not.
+  EXPECT_FALSE(
+      llmfs::tensor::sum_to(Tensor::zeros(Shape{2, 3}), Shape{4, 1}).has_value());
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
-#include <llmfs/tensor/layout.hpp>
-#include <llmfs/tensor/strided.hpp>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <llmfs/tensor/layout.hpp>
+#include <llmfs/tensor/strided.hpp>
 
 #include "tensor/random_tensor.hpp"
 
@@ -18,7 +18,8 @@ TEST(Reshape, KeepsRowMajorOrder) {
   auto t = Tensor::from(Shape{2, 3}, {0, 1, 2, 3, 4, 5}).value();
   auto r = llmfs::tensor::reshape(t, Shape{3, 2}).value();
   EXPECT_EQ(r.shape(), (Shape{3, 2}));
-  // Element (2,1) of [3,2] is offset 2*2+1 = 5, the same storage slot as (1,2) of [2,3].
+  // Element (2,1) of [3,2] is offset 2*2+1 = 5, the same storage slot as (1,2) of
+  // [2,3].
   EXPECT_EQ(r.at({2, 1}).value(), 5.0);
   EXPECT_TRUE(bitwise_equal(llmfs::tensor::reshape(r, Shape{2, 3}).value(), t));
 }
@@ -27,8 +28,9 @@ TEST(Reshape, RejectsDifferentElementCount) {
   auto r = llmfs::tensor::reshape(Tensor::zeros(Shape{2, 3}), Shape{4, 2});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, TensorErrorCode::size_mismatch);
-  EXPECT_EQ(fmt::format("{}", r.error()),
-            "reshape: size mismatch: [2,3] and [4,2] (6 elements cannot take a shape of 8)");
+  EXPECT_EQ(
+      fmt::format("{}", r.error()),
+      "reshape: size mismatch: [2,3] and [4,2] (6 elements cannot take a shape of 8)");
 }
 
 TEST(SliceLastAxis, TakesTheSameColumnsOfEveryRow) {
@@ -70,7 +72,8 @@ TEST(Transpose, SwapsTwoAxesOfAMatrix) {
 TEST(Transpose, MatchesNaiveLoopsOnRandomRank4) {
   // The head split's transpose(1,2) of [B,T,h,d_h], checked against four nested loops.
   for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    const std::size_t B = seed % 3 + 1, T = seed + 1, h = 4 - seed % 3, d = seed % 2 + 2;
+    const std::size_t B = seed % 3 + 1, T = seed + 1, h = 4 - seed % 3,
+                      d = seed % 2 + 2;
     auto x = random_tensor(Shape{B, T, h, d}, seed);
     auto y = llmfs::tensor::transpose(x, 1, 2).value();
     ASSERT_EQ(y.shape(), (Shape{B, h, T, d}));
@@ -86,7 +89,8 @@ TEST(Transpose, MatchesNaiveLoopsOnRandomRank4) {
 TEST(Transpose, TwiceIsIdentityAndSameAxisCopies) {
   auto x = random_tensor(Shape{2, 3, 4}, 7);
   EXPECT_TRUE(bitwise_equal(
-      llmfs::tensor::transpose(llmfs::tensor::transpose(x, 0, 2).value(), 0, 2).value(), x));
+      llmfs::tensor::transpose(llmfs::tensor::transpose(x, 0, 2).value(), 0, 2).value(),
+      x));
   EXPECT_TRUE(bitwise_equal(llmfs::tensor::transpose(x, 1, 1).value(), x));
 }
 
@@ -105,15 +109,17 @@ TEST(Transpose, RejectsAxisPastRank) {
 }
 
 TEST(StridedCursor, VisitsRowMajorOffsets) {
-  // Extent [2,3] with contiguous strides {3,1}: offsets 0..5 in order; with zero strides on
-  // axis 0 (a broadcast row): 0,1,2,0,1,2.
+  // Extent [2,3] with contiguous strides {3,1}: offsets 0..5 in order; with zero
+  // strides on axis 0 (a broadcast row): 0,1,2,0,1,2.
   std::vector<std::size_t> own{3, 1}, row{0, 1};
   std::vector<std::size_t> seen_own, seen_row;
-  llmfs::tensor::for_each_strided<2>(Shape{2, 3}, {std::span<const std::size_t>(own), std::span<const std::size_t>(row)},
-                                     [&](const std::array<std::size_t, 2>& at) {
-                                       seen_own.push_back(at[0]);
-                                       seen_row.push_back(at[1]);
-                                     });
+  llmfs::tensor::for_each_strided<2>(
+      Shape{2, 3},
+      {std::span<const std::size_t>(own), std::span<const std::size_t>(row)},
+      [&](const std::array<std::size_t, 2>& at) {
+        seen_own.push_back(at[0]);
+        seen_row.push_back(at[1]);
+      });
   EXPECT_EQ(seen_own, (std::vector<std::size_t>{0, 1, 2, 3, 4, 5}));
   EXPECT_EQ(seen_row, (std::vector<std::size_t>{0, 1, 2, 0, 1, 2}));
 }

@@ -1,7 +1,7 @@
-#include <llmfs/tensor/matmul.hpp>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <llmfs/tensor/matmul.hpp>
 
 #include "tensor/random_tensor.hpp"
 
@@ -16,13 +16,15 @@ TEST(Matmul, TwoByTwoByHand) {
   // [[1,2],[3,4]]·[[5,6],[7,8]]: 1*5+2*7=19, 1*6+2*8=22, 3*5+4*7=43, 3*6+4*8=50.
   auto a = Tensor::from(Shape{2, 2}, {1, 2, 3, 4}).value();
   auto b = Tensor::from(Shape{2, 2}, {5, 6, 7, 8}).value();
-  EXPECT_EQ(llmfs::tensor::matmul(a, b).value(), Tensor::from(Shape{2, 2}, {19, 22, 43, 50}).value());
+  EXPECT_EQ(llmfs::tensor::matmul(a, b).value(),
+            Tensor::from(Shape{2, 2}, {19, 22, 43, 50}).value());
 }
 
-// The naive reference: c[batch,i,j] = Σ_p a[batch_a,i,p]·b[batch_b,p,j], added from 0.0 in p order.
-Tensor naive_batched(const Tensor& a, const Tensor& b, std::size_t batches, bool a_shared,
-                     bool b_shared, std::size_t n, std::size_t k, std::size_t m,
-                     const Shape& out_shape) {
+// The naive reference: c[batch,i,j] = Σ_p a[batch_a,i,p]·b[batch_b,p,j], added from 0.0
+// in p order.
+Tensor naive_batched(const Tensor& a, const Tensor& b, std::size_t batches,
+                     bool a_shared, bool b_shared, std::size_t n, std::size_t k,
+                     std::size_t m, const Shape& out_shape) {
   std::vector<double> c(batches * n * m, 0.0);
   for (std::size_t s = 0; s < batches; ++s)
     for (std::size_t i = 0; i < n; ++i)
@@ -44,7 +46,8 @@ TEST(Matmul, BatchedAttentionShapesAreBitwiseEqualToNaiveLoops) {
     auto q = random_tensor(Shape{B, h, T, d}, seed);
     auto kt = random_tensor(Shape{B, h, d, T}, seed + 100);
     auto out = llmfs::tensor::matmul(q, kt).value();
-    EXPECT_TRUE(bitwise_equal(out, naive_batched(q, kt, B * h, false, false, T, d, T, Shape{B, h, T, T})));
+    EXPECT_TRUE(bitwise_equal(
+        out, naive_batched(q, kt, B * h, false, false, T, d, T, Shape{B, h, T, T})));
   }
 }
 
@@ -53,23 +56,31 @@ TEST(Matmul, RightOperandBroadcastsAcrossBatchLikeALinearLayer) {
   auto x = random_tensor(Shape{3, 5, 4}, 31);
   auto w = random_tensor(Shape{4, 6}, 32);
   auto out = llmfs::tensor::matmul(x, w).value();
-  EXPECT_TRUE(bitwise_equal(out, naive_batched(x, w, 3, false, true, 5, 4, 6, Shape{3, 5, 6})));
+  EXPECT_TRUE(
+      bitwise_equal(out, naive_batched(x, w, 3, false, true, 5, 4, 6, Shape{3, 5, 6})));
 }
 
 TEST(Matmul, UnitBatchAxisBroadcastsOnTheLeft) {
-  // [1,2,3] · [4,3,2] -> [4,2,2]: the single left matrix meets each of four right matrices.
+  // [1,2,3] · [4,3,2] -> [4,2,2]: the single left matrix meets each of four right
+  // matrices.
   auto a = random_tensor(Shape{1, 2, 3}, 41);
   auto b = random_tensor(Shape{4, 3, 2}, 42);
   auto out = llmfs::tensor::matmul(a, b).value();
-  EXPECT_TRUE(bitwise_equal(out, naive_batched(a, b, 4, true, false, 2, 3, 2, Shape{4, 2, 2})));
+  EXPECT_TRUE(
+      bitwise_equal(out, naive_batched(a, b, 4, true, false, 2, 3, 2, Shape{4, 2, 2})));
 }
 
 TEST(Matmul, EmptyBatchAndEmptyInnerAxis) {
-  EXPECT_EQ(llmfs::tensor::matmul(Tensor::zeros(Shape{0, 3, 4}), Tensor::zeros(Shape{4, 4})).value().shape(),
-            (Shape{0, 3, 4}));
+  EXPECT_EQ(
+      llmfs::tensor::matmul(Tensor::zeros(Shape{0, 3, 4}), Tensor::zeros(Shape{4, 4}))
+          .value()
+          .shape(),
+      (Shape{0, 3, 4}));
   // k = 0: every output element is the empty sum 0.
-  EXPECT_EQ(llmfs::tensor::matmul(Tensor::zeros(Shape{2, 0}), Tensor::zeros(Shape{0, 3})).value(),
-            Tensor::zeros(Shape{2, 3}));
+  EXPECT_EQ(
+      llmfs::tensor::matmul(Tensor::zeros(Shape{2, 0}), Tensor::zeros(Shape{0, 3}))
+          .value(),
+      Tensor::zeros(Shape{2, 3}));
 }
 
 TEST(Matmul, RejectsRankBelowTwo) {
@@ -79,18 +90,22 @@ TEST(Matmul, RejectsRankBelowTwo) {
 }
 
 TEST(Matmul, RejectsInnerDimensionMismatch) {
-  auto r = llmfs::tensor::matmul(Tensor::zeros(Shape{2, 3}), Tensor::zeros(Shape{4, 5}));
+  auto r =
+      llmfs::tensor::matmul(Tensor::zeros(Shape{2, 3}), Tensor::zeros(Shape{4, 5}));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, TensorErrorCode::inner_dimension_mismatch);
-  EXPECT_EQ(fmt::format("{}", r.error()), "matmul: inner dimension mismatch: [2,3] and [4,5] (3 != 4)");
+  EXPECT_EQ(fmt::format("{}", r.error()),
+            "matmul: inner dimension mismatch: [2,3] and [4,5] (3 != 4)");
 }
 
 TEST(Matmul, RejectsBatchAxesThatDoNotBroadcast) {
-  auto r = llmfs::tensor::matmul(Tensor::zeros(Shape{2, 2, 3}), Tensor::zeros(Shape{3, 3, 2}));
+  auto r = llmfs::tensor::matmul(Tensor::zeros(Shape{2, 2, 3}),
+                                 Tensor::zeros(Shape{3, 3, 2}));
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, TensorErrorCode::broadcast_mismatch);
-  EXPECT_EQ(fmt::format("{}", r.error()),
-            "matmul: shapes do not broadcast: [2,2,3] and [3,3,2] (batch axes [2] and [3])");
+  EXPECT_EQ(
+      fmt::format("{}", r.error()),
+      "matmul: shapes do not broadcast: [2,2,3] and [3,3,2] (batch axes [2] and [3])");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #pragma once
-// Test helper: tensors of uniform random values from a fixed seed, and a naive multi-index.
+// Test helper: tensors of uniform random values from a fixed seed, and a naive
+// multi-index.
 
 #include <cstdint>
 #include <random>
@@ -9,20 +10,25 @@
 
 namespace llmfs::test {
 
-/// Values uniform in [-1, 1) from a fixed seed (the generator's sequence is fixed by the
-/// standard; the distribution may differ between libraries, so no test hard-codes its output).
+/// Values uniform in [-1, 1) from a fixed seed (the generator's sequence is fixed by
+/// the standard; the distribution may differ between libraries, so no test hard-codes
+/// its output).
 inline tensor::Tensor random_tensor(const tensor::Shape& shape, std::uint64_t seed) {
   std::mt19937_64 engine(seed);
   std::uniform_real_distribution<double> dist(-1.0, 1.0);
   std::vector<double> values(shape.element_count().value());
-  for (double& v : values) v = dist(engine);
+  for (double& v : values)
+    v = dist(engine);
   return tensor::Tensor::from(shape, std::move(values)).value();
 }
 
-/// Naive row-major offset of a multi-index: the hand-written reference for the strided helper.
-inline std::size_t naive_offset(const tensor::Shape& shape, const std::vector<std::size_t>& index) {
+/// Naive row-major offset of a multi-index: the hand-written reference for the strided
+/// helper.
+inline std::size_t naive_offset(const tensor::Shape& shape,
+                                const std::vector<std::size_t>& index) {
   std::size_t offset = 0;
-  for (std::size_t axis = 0; axis < shape.rank(); ++axis) offset = offset * shape[axis] + index[axis];
+  for (std::size_t axis = 0; axis < shape.rank(); ++axis)
+    offset = offset * shape[axis] + index[axis];
   return offset;
 }
 
@@ -34,7 +40,13 @@ inline std::size_t naive_offset(const tensor::Shape& shape, const std::vector<st
 
 namespace llmfs::tensor {
 // GoogleTest printers, so failed expectations show tensors and shapes readably.
-inline void PrintTo(const Tensor& t, std::ostream* os) { *os << fmt::format("{}", t); }
-inline void PrintTo(const Shape& s, std::ostream* os) { *os << fmt::format("{}", s); }
-inline void PrintTo(const TensorError& e, std::ostream* os) { *os << fmt::format("{}", e); }
+inline void PrintTo(const Tensor& t, std::ostream* os) {
+  *os << fmt::format("{}", t);
+}
+inline void PrintTo(const Shape& s, std::ostream* os) {
+  *os << fmt::format("{}", s);
+}
+inline void PrintTo(const TensorError& e, std::ostream* os) {
+  *os << fmt::format("{}", e);
+}
 }  // namespace llmfs::tensor

@@ -1,12 +1,12 @@
-#include <llmfs/tensor/tensor.hpp>
-#include <llmfs/tensor/number_format.hpp>
-
 #include <cmath>
 #include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
+
+#include <llmfs/tensor/number_format.hpp>
+#include <llmfs/tensor/tensor.hpp>
 
 #include "tensor/random_tensor.hpp"
 
@@ -69,16 +69,19 @@ TEST(Tensor, AtRejectsBadIndexAsValue) {
   EXPECT_EQ(wrong_rank.error().code, TensorErrorCode::index_out_of_range);
   auto past_end = t.at({0, 3});
   ASSERT_FALSE(past_end.has_value());
-  EXPECT_EQ(fmt::format("{}", past_end.error()),
-            "at: index out of range: [2,3] (index [0,3]: entry 3 on axis 1 of length 3)");
+  EXPECT_EQ(
+      fmt::format("{}", past_end.error()),
+      "at: index out of range: [2,3] (index [0,3]: entry 3 on axis 1 of length 3)");
 }
 
 TEST(Tensor, ZerosFullAndScalar) {
   auto z = Tensor::zeros(Shape{2, 2});
-  for (double v : z.values()) EXPECT_EQ(v, 0.0);
+  for (double v : z.values())
+    EXPECT_EQ(v, 0.0);
   auto f = Tensor::full(Shape{3}, 2.5);
   EXPECT_EQ(f.values().size(), 3u);
-  for (double v : f.values()) EXPECT_EQ(v, 2.5);
+  for (double v : f.values())
+    EXPECT_EQ(v, 2.5);
   auto s = Tensor::scalar(7.0);
   EXPECT_EQ(s.rank(), 0u);
   EXPECT_EQ(s.at({}).value(), 7.0);
@@ -87,17 +90,22 @@ TEST(Tensor, ZerosFullAndScalar) {
 }
 
 TEST(Tensor, FormatsShapeAndSixDecimals) {
-  auto t = Tensor::from(Shape{2, 2}, {1.0, -0.0, 0.5403023058681398, -std::numeric_limits<double>::infinity()}).value();
+  auto t = Tensor::from(Shape{2, 2}, {1.0, -0.0, 0.5403023058681398,
+                                      -std::numeric_limits<double>::infinity()})
+               .value();
   EXPECT_EQ(fmt::format("{}", t),
             "shape:[2,2] values:[1.000000,0.000000,0.540302,-inf]");
 }
 
 TEST(NumberFormat, SixDecimalsWithoutNegativeZeroAndOneNanSpelling) {
   EXPECT_EQ(llmfs::tensor::format_number(-0.841470984807896), "-0.841471");
-  EXPECT_EQ(llmfs::tensor::format_number(-4e-7), "0.000000");  // rounds to zero: no sign
-  EXPECT_EQ(llmfs::tensor::format_number(-std::numeric_limits<double>::quiet_NaN()), "nan");
+  EXPECT_EQ(llmfs::tensor::format_number(-4e-7),
+            "0.000000");  // rounds to zero: no sign
+  EXPECT_EQ(llmfs::tensor::format_number(-std::numeric_limits<double>::quiet_NaN()),
+            "nan");
   EXPECT_EQ(llmfs::tensor::format_values(std::vector<double>{}), "[]");
-  EXPECT_EQ(llmfs::tensor::format_values(std::vector<double>{2.5, -0.0}), "[2.500000,0.000000]");
+  EXPECT_EQ(llmfs::tensor::format_values(std::vector<double>{2.5, -0.0}),
+            "[2.500000,0.000000]");
 }
 
 TEST(Tensor, BitwiseEqualSeparatesNegativeZero) {

@@ -1,10 +1,11 @@
+#include <limits>
+#include <string>
+
 #include <fmt/format.h>
 
-#include <limits>
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/attention/detail/checks.hpp>
 #include <llmfs/autograd/ops.hpp>
-#include <string>
 
 namespace llmfs::attention {
 
@@ -14,10 +15,11 @@ std::expected<tensor::Tensor, AttentionError> causal_mask(std::size_t tokens) {
   const tensor::Shape shape{tokens, tokens};
   const auto count = shape.element_count();
   if (!count || *count > tensor::max_element_count()) {
-    return std::unexpected(AttentionError{AttentionErrorCode::size_overflow,
-                                          "causal mask",
-                                          fmt::format("{} tokens overflow [T,T]", tokens),
-                                          {}});
+    return std::unexpected(
+        AttentionError{AttentionErrorCode::size_overflow,
+                       "causal mask",
+                       fmt::format("{} tokens overflow [T,T]", tokens),
+                       {}});
   }
   tensor::Tensor mask = tensor::Tensor::zeros(shape);
   auto values = mask.mutable_values();
@@ -48,7 +50,8 @@ std::expected<CausalAttention, AttentionError> causal_self_attention(
                        fmt::format("query {}, key {}", query.shape(), key.shape()),
                        {}});
   }
-  if (auto invalid = detail::check_value(stage, query.shape(), key.shape(), value.shape())) {
+  if (auto invalid =
+          detail::check_value(stage, query.shape(), key.shape(), value.shape())) {
     return std::unexpected(std::move(*invalid));
   }
 
@@ -60,7 +63,8 @@ std::expected<CausalAttention, AttentionError> causal_self_attention(
   auto mask = causal_mask(tokens);
   if (!mask) return std::unexpected(std::move(mask.error()));
   auto mask_value = query.tape().constant(std::move(*mask));
-  auto masked = autograd::add(*scores, mask_value);  // [T,T] broadcasts over [..., T, T]
+  auto masked =
+      autograd::add(*scores, mask_value);  // [T,T] broadcasts over [..., T, T]
   if (!masked) return std::unexpected(detail::wrap(stage, std::move(masked.error())));
 
   // Normalize each row over the keys it may see; exp(−∞) makes the rest exactly 0

@@ -1,8 +1,8 @@
 #pragma once
 /// \file
-/// \brief Multi-head causal self-attention with RoPE: full-width projections, head split,
-/// per-head rotation and causal attention, merge, output projection (Vaswani et al. 2017 §3.2.2;
-/// Su et al. 2021; Chapter 30).
+/// \brief Multi-head causal self-attention with RoPE: full-width projections, head
+/// split, per-head rotation and causal attention, merge, output projection (Vaswani et
+/// al. 2017 §3.2.2; Su et al. 2021; Chapter 30).
 
 #include <cstddef>
 #include <expected>
@@ -44,28 +44,31 @@ enum class HeadLayoutErrorCode {
 /// reshape"`, `"head split transpose"`, `"head merge"`, `"head merge transpose"` or
 /// `"head merge reshape"`.
 struct HeadLayoutError {
-  HeadLayoutErrorCode code;                      ///< what went wrong
-  std::string stage;                             ///< which step
-  std::string detail;                            ///< shapes and counts; may be empty
-  std::optional<autograd::AutogradError> cause;  ///< the lower error, for code == autograd
+  HeadLayoutErrorCode code;  ///< what went wrong
+  std::string stage;         ///< which step
+  std::string detail;        ///< shapes and counts; may be empty
+  std::optional<autograd::AutogradError>
+      cause;  ///< the lower error, for code == autograd
 
   /// Equal when every field is equal (useful in tests).
   friend bool operator==(const HeadLayoutError&, const HeadLayoutError&) = default;
 };
 
-/// Splits the feature axis into heads: `[B,T,d_model] -> reshape [B,T,h,d_h] -> transpose(1,2)
-/// [B,h,T,d_h]`, `d_h = d_model/h`. Both steps are taped, so gradients flow back unchanged.
-/// \return HeadLayoutErrorCode::split_rank, HeadLayoutErrorCode::zero_heads,
-///         HeadLayoutErrorCode::zero_head_width, HeadLayoutErrorCode::width_not_divisible
-///         (checked in that order), or HeadLayoutErrorCode::autograd (e.g. a released input).
+/// Splits the feature axis into heads: `[B,T,d_model] -> reshape [B,T,h,d_h] ->
+/// transpose(1,2) [B,h,T,d_h]`, `d_h = d_model/h`. Both steps are taped, so gradients
+/// flow back unchanged. \return HeadLayoutErrorCode::split_rank,
+/// HeadLayoutErrorCode::zero_heads,
+///         HeadLayoutErrorCode::zero_head_width,
+///         HeadLayoutErrorCode::width_not_divisible (checked in that order), or
+///         HeadLayoutErrorCode::autograd (e.g. a released input).
 [[nodiscard]] std::expected<autograd::TensorValue, HeadLayoutError> split_heads(
     const autograd::TensorValue& input, std::size_t heads);
 
 /// The inverse of split_heads(): `[B,h,T,d_h] -> transpose(1,2) [B,T,h,d_h] -> reshape
-/// [B,T,h·d_h]`. Concatenates the head outputs of each token; nothing is summed or averaged.
-/// \return HeadLayoutErrorCode::merge_rank, HeadLayoutErrorCode::zero_heads,
-///         HeadLayoutErrorCode::zero_head_width, HeadLayoutErrorCode::model_width_overflow, or
-///         HeadLayoutErrorCode::autograd.
+/// [B,T,h·d_h]`. Concatenates the head outputs of each token; nothing is summed or
+/// averaged. \return HeadLayoutErrorCode::merge_rank, HeadLayoutErrorCode::zero_heads,
+///         HeadLayoutErrorCode::zero_head_width,
+///         HeadLayoutErrorCode::model_width_overflow, or HeadLayoutErrorCode::autograd.
 [[nodiscard]] std::expected<autograd::TensorValue, HeadLayoutError> merge_heads(
     const autograd::TensorValue& input);
 
@@ -75,14 +78,14 @@ enum class MultiHeadErrorCode {
   zero_model_width,     ///< d_model is 0
   zero_heads,           ///< h is 0
   width_not_divisible,  ///< d_model is not a multiple of h
-  odd_head_width,       ///< d_h is odd, so RoPE would leave a coordinate without a partner
-  parameter_shape,      ///< a projection matrix is not `[d_model, d_model]` (or `[d, 3d]`)
-  input_rank,           ///< the input is not rank 3 `[B, T, d_model]`
-  input_width,          ///< the input's last axis is not d_model
-  empty_tokens,         ///< T = 0: a causal row would have no key to attend to
-  offset_overflow,      ///< `position_offset + T` overflows `std::size_t`
-  position_range,       ///< `position_offset + T` exceeds the RoPE capacity
-  stage_failed,         ///< a lower stage failed: `stage` says which, `cause` says why
+  odd_head_width,   ///< d_h is odd, so RoPE would leave a coordinate without a partner
+  parameter_shape,  ///< a projection matrix is not `[d_model, d_model]` (or `[d, 3d]`)
+  input_rank,       ///< the input is not rank 3 `[B, T, d_model]`
+  input_width,      ///< the input's last axis is not d_model
+  empty_tokens,     ///< T = 0: a causal row would have no key to attend to
+  offset_overflow,  ///< `position_offset + T` overflows `std::size_t`
+  position_range,   ///< `position_offset + T` exceeds the RoPE capacity
+  stage_failed,     ///< a lower stage failed: `stage` says which, `cause` says why
 };
 
 /// The step of the layer an error comes from.
@@ -107,11 +110,12 @@ enum class MultiHeadStage {
 [[nodiscard]] std::string_view describe(MultiHeadErrorCode code) noexcept;
 
 /// The lower error a multi-head error wraps, if any.
-using MultiHeadCause =
-    std::variant<std::monostate, nn::NnError, HeadLayoutError, RopeError, AttentionError>;
+using MultiHeadCause = std::variant<std::monostate, nn::NnError, HeadLayoutError,
+                                    RopeError, AttentionError>;
 
-/// One typed multi-head error: the kind, the stage, the numbers, and the wrapped lower error.
-/// Formats as `multi-head attention, <stage>: <description> (<detail>): <cause chain>`.
+/// One typed multi-head error: the kind, the stage, the numbers, and the wrapped lower
+/// error. Formats as `multi-head attention, <stage>: <description> (<detail>): <cause
+/// chain>`.
 struct MultiHeadError {
   MultiHeadErrorCode code;  ///< what went wrong
   MultiHeadStage stage;     ///< where
@@ -132,8 +136,8 @@ struct RotaryPositions {
 };
 
 /// No position information inside the layer, as in PyTorch's `nn.MultiheadAttention`
-/// (the PyTorch appendix): queries and keys are used as projected, any head width is allowed,
-/// and the position offset only has to fit in `std::size_t`.
+/// (the PyTorch appendix): queries and keys are used as projected, any head width is
+/// allowed, and the position offset only has to fit in `std::size_t`.
 struct NoPositions {};
 
 /// How the layer encodes token positions: an explicit choice, never a hidden flag.
@@ -145,76 +149,85 @@ struct MultiHeadForward {
   autograd::TensorValue projected_query_heads;  ///< `split(X·W_Q)`, `[B,h,T,d_h]`
   autograd::TensorValue projected_key_heads;    ///< `split(X·W_K)`, `[B,h,T,d_h]`
   autograd::TensorValue projected_value_heads;  ///< `split(X·W_V)`, `[B,h,T,d_h]`
-  autograd::TensorValue rotated_query_heads;    ///< RoPE of the query heads, `[B,h,T,d_h]`
-  autograd::TensorValue rotated_key_heads;      ///< RoPE of the key heads, `[B,h,T,d_h]`
-  /// Per-head scaled scores `Q̃·K̃ᵀ/√d_h` of the rotated heads before masking, `[B,h,T,T]`.
+  autograd::TensorValue
+      rotated_query_heads;                  ///< RoPE of the query heads, `[B,h,T,d_h]`
+  autograd::TensorValue rotated_key_heads;  ///< RoPE of the key heads, `[B,h,T,d_h]`
+  /// Per-head scaled scores `Q̃·K̃ᵀ/√d_h` of the rotated heads before masking,
+  /// `[B,h,T,T]`.
   autograd::TensorValue scores;
   /// The scores plus the causal mask: −∞ strictly above the diagonal, `[B,h,T,T]`.
   autograd::TensorValue masked_scores;
-  autograd::TensorValue attention_weights;      ///< causal softmax per head, `[B,h,T,T]`
-  autograd::TensorValue head_outputs;           ///< weights·V per head, `[B,h,T,d_h]`
-  autograd::TensorValue merged;                 ///< heads concatenated, `[B,T,d_model]`
-  autograd::TensorValue output;                 ///< `merged·W_O`, `[B,T,d_model]`
+  autograd::TensorValue attention_weights;  ///< causal softmax per head, `[B,h,T,T]`
+  autograd::TensorValue head_outputs;       ///< weights·V per head, `[B,h,T,d_h]`
+  autograd::TensorValue merged;             ///< heads concatenated, `[B,T,d_model]`
+  autograd::TensorValue output;             ///< `merged·W_O`, `[B,T,d_model]`
 };
 
 /// Multi-head causal self-attention: `MHA(X) = Concat(H_1..H_h)·W_O` with
-/// `H_i = softmax(RoPE(Q_i)·RoPE(K_i)ᵀ/√d_h + M)·V_i` and `Q = X·W_Q` etc. projected at full
-/// width before the split. Four bias-free `[d_model, d_model]` matrices, named
+/// `H_i = softmax(RoPE(Q_i)·RoPE(K_i)ᵀ/√d_h + M)·V_i` and `Q = X·W_Q` etc. projected at
+/// full width before the split. Four bias-free `[d_model, d_model]` matrices, named
 /// `<prefix>.query.weight`, `<prefix>.key.weight`, `<prefix>.value.weight`,
 /// `<prefix>.output.weight`, in that order. Heads share nothing until W_O.
 /// Source: Vaswani et al. (2017) §3.2.2; Su et al. (2021); Chapter 30.
 class MultiHeadAttention {
  public:
-  /// Creates the four matrices on `tape` with rotary positions `{max_positions, rope_base}`.
-  /// Same as the PositionEncoding overload with RotaryPositions.
+  /// Creates the four matrices on `tape` with rotary positions `{max_positions,
+  /// rope_base}`. Same as the PositionEncoding overload with RotaryPositions.
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
-      autograd::Tape& tape, std::string_view prefix, std::size_t model_width, std::size_t heads,
-      std::size_t max_positions, double rope_base, nn::SplitMix64& rng);
+      autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
+      std::size_t heads, std::size_t max_positions, double rope_base,
+      nn::SplitMix64& rng);
 
-  /// Validates the configuration, then draws W_Q, W_K, W_V, W_O in that order on a copy of
-  /// `rng` (nn::uniform_fan_in, bound `1/√d_model`) and commits the copy only on success:
-  /// a rejected call leaves `rng` unchanged.
-  /// \return MultiHeadErrorCode::zero_model_width, MultiHeadErrorCode::zero_heads,
-  ///         MultiHeadErrorCode::width_not_divisible, MultiHeadErrorCode::odd_head_width (with
-  ///         RoPE), then MultiHeadErrorCode::stage_failed for a RoPE configuration (cause
-  ///         RopeError) or a projection that cannot be created (cause nn::NnError, e.g. a
-  ///         released tape).
+  /// Validates the configuration, then draws W_Q, W_K, W_V, W_O in that order on a copy
+  /// of `rng` (nn::uniform_fan_in, bound `1/√d_model`) and commits the copy only on
+  /// success: a rejected call leaves `rng` unchanged. \return
+  /// MultiHeadErrorCode::zero_model_width, MultiHeadErrorCode::zero_heads,
+  ///         MultiHeadErrorCode::width_not_divisible,
+  ///         MultiHeadErrorCode::odd_head_width (with RoPE), then
+  ///         MultiHeadErrorCode::stage_failed for a RoPE configuration (cause
+  ///         RopeError) or a projection that cannot be created (cause nn::NnError, e.g.
+  ///         a released tape).
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
-      autograd::Tape& tape, std::string_view prefix, std::size_t model_width, std::size_t heads,
-      PositionEncoding positions, nn::SplitMix64& rng);
+      autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
+      std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng);
 
   /// A layer from four exact `[d_model, d_model]` matrices with rotary positions.
   /// Same as the PositionEncoding overload with RotaryPositions.
-  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> from_parameters(
-      nn::NamedParameter query, nn::NamedParameter key, nn::NamedParameter value,
-      nn::NamedParameter output, std::size_t heads, std::size_t max_positions, double rope_base);
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
+  from_parameters(nn::NamedParameter query, nn::NamedParameter key,
+                  nn::NamedParameter value, nn::NamedParameter output,
+                  std::size_t heads, std::size_t max_positions, double rope_base);
 
-  /// A layer from four exact matrices (fixtures, checkpoints). d_model is the query weight's
-  /// row count.
-  /// \return MultiHeadErrorCode::stage_failed for matrices Linear/QkvProjections reject,
-  ///         the configuration codes of create(), MultiHeadErrorCode::parameter_shape for a
-  ///         matrix that is not `[d_model, d_model]`, or MultiHeadErrorCode::stage_failed with
-  ///         stage MultiHeadStage::parameters for duplicate names or nodes.
-  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> from_parameters(
-      nn::NamedParameter query, nn::NamedParameter key, nn::NamedParameter value,
-      nn::NamedParameter output, std::size_t heads, PositionEncoding positions);
+  /// A layer from four exact matrices (fixtures, checkpoints). d_model is the query
+  /// weight's row count. \return MultiHeadErrorCode::stage_failed for matrices
+  /// Linear/QkvProjections reject,
+  ///         the configuration codes of create(), MultiHeadErrorCode::parameter_shape
+  ///         for a matrix that is not `[d_model, d_model]`, or
+  ///         MultiHeadErrorCode::stage_failed with stage MultiHeadStage::parameters for
+  ///         duplicate names or nodes.
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
+  from_parameters(nn::NamedParameter query, nn::NamedParameter key,
+                  nn::NamedParameter value, nn::NamedParameter output,
+                  std::size_t heads, PositionEncoding positions);
 
-  /// A layer from PyTorch's layout: one combined in-projection `W_in = [W_Q | W_K | W_V]`
-  /// `[d_model, 3·d_model]` (PyTorch's `in_proj_weight` is `W_inᵀ`) and `W_O`. The outputs
-  /// equal the separate layout's bitwise.
-  /// \return the errors of the separate-matrix from_parameters().
-  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> from_combined_parameters(
-      nn::NamedParameter in_projection, nn::NamedParameter output, std::size_t heads,
-      PositionEncoding positions);
+  /// A layer from PyTorch's layout: one combined in-projection `W_in = [W_Q | W_K |
+  /// W_V]`
+  /// `[d_model, 3·d_model]` (PyTorch's `in_proj_weight` is `W_inᵀ`) and `W_O`. The
+  /// outputs equal the separate layout's bitwise. \return the errors of the
+  /// separate-matrix from_parameters().
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
+  from_combined_parameters(nn::NamedParameter in_projection, nn::NamedParameter output,
+                           std::size_t heads, PositionEncoding positions);
 
-  /// Runs the layer on `input [B,T,d_model]` whose first token sits at absolute position
-  /// `position_offset`; returns every intermediate, output `[B,T,d_model]`.
-  /// Checks, in order and before any tape operation: rank, width, non-empty tokens, then the
-  /// position interval `[offset, offset+T)` (overflow, then RoPE capacity).
+  /// Runs the layer on `input [B,T,d_model]` whose first token sits at absolute
+  /// position `position_offset`; returns every intermediate, output `[B,T,d_model]`.
+  /// Checks, in order and before any tape operation: rank, width, non-empty tokens,
+  /// then the position interval `[offset, offset+T)` (overflow, then RoPE capacity).
   /// \return MultiHeadErrorCode::input_rank, MultiHeadErrorCode::input_width,
   ///         MultiHeadErrorCode::empty_tokens, MultiHeadErrorCode::offset_overflow,
-  ///         MultiHeadErrorCode::position_range, or MultiHeadErrorCode::stage_failed naming the
-  ///         stage (a released input shows up as the autograd_cause() of the Q/K/V projection).
+  ///         MultiHeadErrorCode::position_range, or MultiHeadErrorCode::stage_failed
+  ///         naming the stage (a released input shows up as the autograd_cause() of the
+  ///         Q/K/V projection).
   [[nodiscard]] std::expected<MultiHeadForward, MultiHeadError> forward(
       const autograd::TensorValue& input, std::size_t position_offset) const;
 
@@ -223,27 +236,38 @@ class MultiHeadAttention {
   /// The output projection W_O.
   [[nodiscard]] const nn::Linear& output_projection() const noexcept { return output_; }
   /// The rotary embedding (rotated width d_h), or nothing with NoPositions.
-  [[nodiscard]] const std::optional<RotaryEmbedding>& rope() const noexcept { return rope_; }
+  [[nodiscard]] const std::optional<RotaryEmbedding>& rope() const noexcept {
+    return rope_;
+  }
   /// The position encoding chosen at construction.
-  [[nodiscard]] const PositionEncoding& positions() const noexcept { return positions_; }
+  [[nodiscard]] const PositionEncoding& positions() const noexcept {
+    return positions_;
+  }
   /// Every parameter in its stable order (W_Q, W_K, W_V, W_O; or W_in, W_O).
-  [[nodiscard]] const nn::NamedParameters& parameters() const noexcept { return parameters_; }
+  [[nodiscard]] const nn::NamedParameters& parameters() const noexcept {
+    return parameters_;
+  }
   /// d_model.
   [[nodiscard]] std::size_t model_width() const noexcept { return model_width_; }
   /// h.
   [[nodiscard]] std::size_t heads() const noexcept { return heads_; }
   /// d_h = d_model / h.
-  [[nodiscard]] std::size_t head_width() const noexcept { return model_width_ / heads_; }
+  [[nodiscard]] std::size_t head_width() const noexcept {
+    return model_width_ / heads_;
+  }
   /// Number of learned scalars, `4·d_model²`.
-  [[nodiscard]] std::size_t parameter_count() const noexcept { return parameters_.scalar_count(); }
+  [[nodiscard]] std::size_t parameter_count() const noexcept {
+    return parameters_.scalar_count();
+  }
 
  private:
-  MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output, std::optional<RotaryEmbedding> rope,
-                     PositionEncoding positions, nn::NamedParameters parameters,
-                     std::size_t model_width, std::size_t heads);
+  MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output,
+                     std::optional<RotaryEmbedding> rope, PositionEncoding positions,
+                     nn::NamedParameters parameters, std::size_t model_width,
+                     std::size_t heads);
   static std::expected<MultiHeadAttention, MultiHeadError> assemble(
-      nn::QkvProjections qkv, nn::Linear output, std::size_t heads, PositionEncoding positions,
-      std::optional<RotaryEmbedding> rope);
+      nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
+      PositionEncoding positions, std::optional<RotaryEmbedding> rope);
   nn::QkvProjections qkv_;
   nn::Linear output_;
   std::optional<RotaryEmbedding> rope_;
@@ -258,16 +282,19 @@ class MultiHeadAttention {
 
 /// Formats a HeadLayoutError as `stage: description (detail): cause`.
 template <>
-struct fmt::formatter<llmfs::attention::HeadLayoutError> : fmt::formatter<fmt::string_view> {
+struct fmt::formatter<llmfs::attention::HeadLayoutError>
+    : fmt::formatter<fmt::string_view> {
   /// Writes the error into the context's output.
-  auto format(const llmfs::attention::HeadLayoutError& error, fmt::format_context& ctx) const
-      -> decltype(ctx.out());
+  auto format(const llmfs::attention::HeadLayoutError& error,
+              fmt::format_context& ctx) const -> decltype(ctx.out());
 };
 
-/// Formats a MultiHeadError as `multi-head attention, stage: description (detail): cause`.
+/// Formats a MultiHeadError as `multi-head attention, stage: description (detail):
+/// cause`.
 template <>
-struct fmt::formatter<llmfs::attention::MultiHeadError> : fmt::formatter<fmt::string_view> {
+struct fmt::formatter<llmfs::attention::MultiHeadError>
+    : fmt::formatter<fmt::string_view> {
   /// Writes the error and its cause chain into the context's output.
-  auto format(const llmfs::attention::MultiHeadError& error, fmt::format_context& ctx) const
-      -> decltype(ctx.out());
+  auto format(const llmfs::attention::MultiHeadError& error,
+              fmt::format_context& ctx) const -> decltype(ctx.out());
 };

@@ -1,32 +1,26 @@
 #include <cmath>
 #include <limits>
-#include <llmfs/attention/rope.hpp>
 #include <vector>
+
+#include <llmfs/attention/rope.hpp>
 
 namespace llmfs::attention {
 
 std::string_view describe(RopeErrorCode code) noexcept {
   switch (code) {
-    case RopeErrorCode::zero_width:
-      return "rotated width must be nonzero";
-    case RopeErrorCode::odd_width:
-      return "rotated width must be even";
-    case RopeErrorCode::invalid_base:
-      return "base must be finite and greater than 1";
-    case RopeErrorCode::zero_capacity:
-      return "capacity must be at least one position";
+    case RopeErrorCode::zero_width: return "rotated width must be nonzero";
+    case RopeErrorCode::odd_width: return "rotated width must be even";
+    case RopeErrorCode::invalid_base: return "base must be finite and greater than 1";
+    case RopeErrorCode::zero_capacity: return "capacity must be at least one position";
     case RopeErrorCode::capacity_too_large:
       return "capacity too large for the angle tables";
     case RopeErrorCode::input_rank:
       return "input must have at least two axes [..., T, width]";
     case RopeErrorCode::input_width:
       return "input width differs from the rotated width";
-    case RopeErrorCode::offset_overflow:
-      return "position interval overflows";
-    case RopeErrorCode::position_range:
-      return "position interval exceeds capacity";
-    case RopeErrorCode::autograd:
-      return "tape operation failed";
+    case RopeErrorCode::offset_overflow: return "position interval overflows";
+    case RopeErrorCode::position_range: return "position interval exceeds capacity";
+    case RopeErrorCode::autograd: return "tape operation failed";
   }
   return "unknown RoPE error";
 }
@@ -38,15 +32,14 @@ struct RotaryEmbedding::Tables {
 };
 
 // region: rope-angles
-std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(std::size_t width,
-                                                                  std::size_t max_positions,
-                                                                  double base) {
+std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(
+    std::size_t width, std::size_t max_positions, double base) {
   auto reject = [&](RopeErrorCode code) {
-    return std::unexpected(
-        RopeError{code,
-                  "RoPE configuration",
-                  fmt::format("width {}, max_positions {}, base {}", width, max_positions, base),
-                  {}});
+    return std::unexpected(RopeError{
+        code,
+        "RoPE configuration",
+        fmt::format("width {}, max_positions {}, base {}", width, max_positions, base),
+        {}});
   };
   if (width == 0) return reject(RopeErrorCode::zero_width);
   if (width % 2 != 0) return reject(RopeErrorCode::odd_width);
@@ -61,7 +54,8 @@ std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(std::size_t wi
   auto tables = std::make_shared<Tables>();
   tables->theta.resize(pairs);
   for (std::size_t i = 0; i < pairs; ++i) {
-    const double exponent = -(2.0 * static_cast<double>(i)) / static_cast<double>(width);
+    const double exponent =
+        -(2.0 * static_cast<double>(i)) / static_cast<double>(width);
     tables->theta[i] = std::pow(base, exponent);
   }
 
@@ -81,16 +75,23 @@ std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(std::size_t wi
 }
 // endregion: rope-angles
 
-std::span<const double> RotaryEmbedding::frequencies() const noexcept { return tables_->theta; }
-const tensor::Tensor& RotaryEmbedding::cos_table() const noexcept { return tables_->cos; }
-const tensor::Tensor& RotaryEmbedding::sin_table() const noexcept { return tables_->sin; }
+std::span<const double> RotaryEmbedding::frequencies() const noexcept {
+  return tables_->theta;
+}
+const tensor::Tensor& RotaryEmbedding::cos_table() const noexcept {
+  return tables_->cos;
+}
+const tensor::Tensor& RotaryEmbedding::sin_table() const noexcept {
+  return tables_->sin;
+}
 
 std::optional<RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
                                                 std::size_t offset) const {
   auto reject = [&](RopeErrorCode code, std::string detail) {
     return RopeError{code, "RoPE rotate", std::move(detail), {}};
   };
-  if (shape.rank() < 2) return reject(RopeErrorCode::input_rank, fmt::format("got {}", shape));
+  if (shape.rank() < 2)
+    return reject(RopeErrorCode::input_rank, fmt::format("got {}", shape));
   const std::size_t tokens = shape[shape.rank() - 2];
   if (shape[shape.rank() - 1] != width_) {
     return reject(RopeErrorCode::input_width,
@@ -101,20 +102,22 @@ std::optional<RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
                   fmt::format("offset {} plus {} tokens", offset, tokens));
   }
   if (offset + tokens > max_positions_) {
-    return reject(
-        RopeErrorCode::position_range,
-        fmt::format("positions [{}, {}) but capacity {}", offset, offset + tokens, max_positions_));
+    return reject(RopeErrorCode::position_range,
+                  fmt::format("positions [{}, {}) but capacity {}", offset,
+                              offset + tokens, max_positions_));
   }
   return std::nullopt;
 }
 
 // region: rope-rotate
 // Turns every pair (x[2i], x[2i+1]) of every row of a [..., T, d] tensor by the angle
-// direction·p·θ_i, p = offset + t. direction = +1 is the forward rotation; direction = −1 is its
-// inverse (and transpose), which is exactly what the backward pass applies to the gradient.
-static void turn_pairs(std::span<const double> in, std::span<double> out, std::size_t tokens,
-                       std::size_t width, std::size_t offset, const tensor::Tensor& cos_table,
-                       const tensor::Tensor& sin_table, double direction) {
+// direction·p·θ_i, p = offset + t. direction = +1 is the forward rotation; direction =
+// −1 is its inverse (and transpose), which is exactly what the backward pass applies to
+// the gradient.
+static void turn_pairs(std::span<const double> in, std::span<double> out,
+                       std::size_t tokens, std::size_t width, std::size_t offset,
+                       const tensor::Tensor& cos_table, const tensor::Tensor& sin_table,
+                       double direction) {
   // in, out: [..., T, d]
   const std::size_t pairs = width / 2;
   const std::size_t rows = width == 0 ? 0 : in.size() / width;
@@ -136,7 +139,8 @@ static void turn_pairs(std::span<const double> in, std::span<double> out, std::s
 std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
     const autograd::TensorValue& x, std::size_t offset) const {
   // x: [..., T, d] -> [..., T, d]
-  if (auto invalid = check(x.shape(), offset)) return std::unexpected(std::move(*invalid));
+  if (auto invalid = check(x.shape(), offset))
+    return std::unexpected(std::move(*invalid));
   auto wrap = [](autograd::AutogradError cause) {
     return RopeError{RopeErrorCode::autograd, "RoPE rotate", "", std::move(cause)};
   };
@@ -146,40 +150,43 @@ std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
 
   // Forward: turn each pair by +p·θ_i
   tensor::Tensor rotated = tensor::Tensor::zeros(x.shape());
-  turn_pairs((*input)->values(), rotated.mutable_values(), tokens, width_, offset, tables_->cos,
-             tables_->sin, +1.0);
+  turn_pairs((*input)->values(), rotated.mutable_values(), tokens, width_, offset,
+             tables_->cos, tables_->sin, +1.0);
 
   // Backward: turn the upstream gradient by −p·θ_i and add it into x's gradient
-  auto backward =
-      [tables = tables_, tokens, width = width_,
-       offset](autograd::BackwardContext& context) -> std::expected<void, autograd::AutogradError> {
+  auto backward = [tables = tables_, tokens, width = width_,
+                   offset](autograd::BackwardContext& context)
+      -> std::expected<void, autograd::AutogradError> {
     // g: [..., T, d] -> gx: [..., T, d]
     tensor::Tensor gradient = tensor::Tensor::zeros(context.upstream().shape());
-    turn_pairs(context.upstream().values(), gradient.mutable_values(), tokens, width, offset,
-               tables->cos, tables->sin, -1.0);
+    turn_pairs(context.upstream().values(), gradient.mutable_values(), tokens, width,
+               offset, tables->cos, tables->sin, -1.0);
     return context.accumulate(0, gradient);
   };
-  auto recorded = autograd::record_op("rope", std::move(rotated), {x}, std::move(backward));
+  auto recorded =
+      autograd::record_op("rope", std::move(rotated), {x}, std::move(backward));
   if (!recorded) return std::unexpected(wrap(std::move(recorded.error())));
   return std::move(*recorded);
 }
 // endregion: rope-rotate
 
-std::expected<tensor::Tensor, RopeError> RotaryEmbedding::rotate(const tensor::Tensor& x,
-                                                                 std::size_t offset) const {
+std::expected<tensor::Tensor, RopeError> RotaryEmbedding::rotate(
+    const tensor::Tensor& x, std::size_t offset) const {
   // x: [..., T, d] -> [..., T, d]
-  if (auto invalid = check(x.shape(), offset)) return std::unexpected(std::move(*invalid));
+  if (auto invalid = check(x.shape(), offset))
+    return std::unexpected(std::move(*invalid));
   tensor::Tensor rotated = tensor::Tensor::zeros(x.shape());
-  turn_pairs(x.values(), rotated.mutable_values(), x.shape()[x.rank() - 2], width_, offset,
-             tables_->cos, tables_->sin, +1.0);
+  turn_pairs(x.values(), rotated.mutable_values(), x.shape()[x.rank() - 2], width_,
+             offset, tables_->cos, tables_->sin, +1.0);
   return rotated;
 }
 
 }  // namespace llmfs::attention
 
-auto fmt::formatter<llmfs::attention::RopeError>::format(const llmfs::attention::RopeError& error,
-                                                         fmt::format_context& ctx) const
+auto fmt::formatter<llmfs::attention::RopeError>::format(
+    const llmfs::attention::RopeError& error, fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::attention::describe(error.code), error.detail,
-                                             error.cause);
+  return llmfs::autograd::format_stage_error(ctx, error.stage,
+                                             llmfs::attention::describe(error.code),
+                                             error.detail, error.cause);
 }

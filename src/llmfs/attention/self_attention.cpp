@@ -1,8 +1,9 @@
 #include <cmath>
+#include <vector>
+
 #include <llmfs/attention/detail/checks.hpp>
 #include <llmfs/attention/self_attention.hpp>
 #include <llmfs/autograd/ops.hpp>
-#include <vector>
 
 namespace llmfs::attention {
 
@@ -10,20 +11,13 @@ std::string_view describe(AttentionErrorCode code) noexcept {
   switch (code) {
     case AttentionErrorCode::input_rank:
       return "inputs need equal ranks of at least two [..., T, d]";
-    case AttentionErrorCode::batch_mismatch:
-      return "leading axes differ";
-    case AttentionErrorCode::key_width:
-      return "query and key widths differ";
-    case AttentionErrorCode::zero_key_width:
-      return "zero key width";
-    case AttentionErrorCode::token_mismatch:
-      return "token counts differ";
-    case AttentionErrorCode::empty_tokens:
-      return "empty token axis";
-    case AttentionErrorCode::size_overflow:
-      return "mask size overflows";
-    case AttentionErrorCode::autograd:
-      return "tape operation failed";
+    case AttentionErrorCode::batch_mismatch: return "leading axes differ";
+    case AttentionErrorCode::key_width: return "query and key widths differ";
+    case AttentionErrorCode::zero_key_width: return "zero key width";
+    case AttentionErrorCode::token_mismatch: return "token counts differ";
+    case AttentionErrorCode::empty_tokens: return "empty token axis";
+    case AttentionErrorCode::size_overflow: return "mask size overflows";
+    case AttentionErrorCode::autograd: return "tape operation failed";
   }
   return "unknown attention error";
 }
@@ -56,7 +50,8 @@ std::expected<SelfAttention, AttentionError> scaled_dot_product_attention(
     const autograd::TensorValue& value) {
   // Q: [..., T_q, d_k], K: [..., T_k, d_k], V: [..., T_k, d_v] -> [..., T_q, d_v]
   constexpr std::string_view stage = "self-attention";
-  if (auto invalid = detail::check_value(stage, query.shape(), key.shape(), value.shape())) {
+  if (auto invalid =
+          detail::check_value(stage, query.shape(), key.shape(), value.shape())) {
     return std::unexpected(std::move(*invalid));
   }
   auto scores = scaled_scores(query, key);
@@ -78,6 +73,7 @@ std::expected<SelfAttention, AttentionError> scaled_dot_product_attention(
 auto fmt::formatter<llmfs::attention::AttentionError>::format(
     const llmfs::attention::AttentionError& error, fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::attention::describe(error.code), error.detail,
-                                             error.cause);
+  return llmfs::autograd::format_stage_error(ctx, error.stage,
+                                             llmfs::attention::describe(error.code),
+                                             error.detail, error.cause);
 }

@@ -7,19 +7,24 @@ std::string_view describe(AutogradErrorCode code) noexcept {
     case AutogradErrorCode::tensor: return "tensor operation failed";
     case AutogradErrorCode::released_input: return "released input";
     case AutogradErrorCode::different_tapes: return "inputs live on different tapes";
-    case AutogradErrorCode::seed_shape_mismatch: return "upstream seed shape differs from output shape";
-    case AutogradErrorCode::gradient_shape_mismatch: return "gradient shape differs from parent shape";
+    case AutogradErrorCode::seed_shape_mismatch:
+      return "upstream seed shape differs from output shape";
+    case AutogradErrorCode::gradient_shape_mismatch:
+      return "gradient shape differs from parent shape";
     case AutogradErrorCode::no_gradient: return "value does not require a gradient";
     case AutogradErrorCode::invalid_argument: return "invalid argument";
     case AutogradErrorCode::invalid_step: return "invalid step";
-    case AutogradErrorCode::ineffective_perturbation: return "perturbation does not change the input";
+    case AutogradErrorCode::ineffective_perturbation:
+      return "perturbation does not change the input";
     case AutogradErrorCode::loss_not_scalar: return "loss is not a scalar";
   }
   return "unknown autograd error";
 }
 
-AutogradError AutogradError::from_tensor(std::string_view op, tensor::TensorError cause) {
-  return AutogradError{AutogradErrorCode::tensor, std::string(op), {}, std::move(cause)};
+AutogradError AutogradError::from_tensor(std::string_view op,
+                                         tensor::TensorError cause) {
+  return AutogradError{
+      AutogradErrorCode::tensor, std::string(op), {}, std::move(cause)};
 }
 
 }  // namespace llmfs::autograd

@@ -1,24 +1,27 @@
-#include <llmfs/autograd/gradcheck.hpp>
-
 #include <algorithm>
 #include <cmath>
+
+#include <llmfs/autograd/gradcheck.hpp>
 
 namespace llmfs::autograd {
 
 std::size_t GradientCheckReport::coordinates() const noexcept {
   std::size_t total = 0;
-  for (const auto& input : inputs) total += input.coordinates;
+  for (const auto& input : inputs)
+    total += input.coordinates;
   return total;
 }
 
 double GradientCheckReport::max_abs_error() const noexcept {
   double worst = 0.0;
-  for (const auto& input : inputs) worst = std::max(worst, input.max_abs_error);
+  for (const auto& input : inputs)
+    worst = std::max(worst, input.max_abs_error);
   return worst;
 }
 
 bool GradientCheckReport::passed() const noexcept {
-  return std::all_of(inputs.begin(), inputs.end(), [](const auto& input) { return input.passed; });
+  return std::all_of(inputs.begin(), inputs.end(),
+                     [](const auto& input) { return input.passed; });
 }
 
 namespace {
@@ -29,14 +32,17 @@ std::expected<double, AutogradError> evaluate(const LossBuilder& loss,
   Tape tape;
   std::vector<TensorValue> values;
   values.reserve(inputs.size());
-  for (const auto& input : inputs) values.push_back(tape.parameter(input));
+  for (const auto& input : inputs)
+    values.push_back(tape.parameter(input));
   auto result = loss(tape, values);
   if (!result) return std::unexpected(result.error());
   auto value = result->value();
   if (!value) return std::unexpected(value.error());
   if (value->size() != 1) {
-    return std::unexpected(AutogradError{AutogradErrorCode::loss_not_scalar, "check_gradients",
-                                         fmt::format("loss shape {}", value->shape()), {}});
+    return std::unexpected(AutogradError{AutogradErrorCode::loss_not_scalar,
+                                         "check_gradients",
+                                         fmt::format("loss shape {}", value->shape()),
+                                         {}});
   }
   return value->values()[0];
 }
@@ -44,19 +50,23 @@ std::expected<double, AutogradError> evaluate(const LossBuilder& loss,
 }  // namespace
 
 std::expected<GradientCheckReport, AutogradError> check_gradients(
-    const LossBuilder& loss, std::span<const tensor::Tensor> inputs, GradientCheckOptions options) {
+    const LossBuilder& loss, std::span<const tensor::Tensor> inputs,
+    GradientCheckOptions options) {
   const double step = options.step;
   // Validate the step, then every perturbation, before evaluating anything.
   if (!(step > 0.0) || !std::isfinite(step)) {
-    return std::unexpected(AutogradError{AutogradErrorCode::invalid_step, "check_gradients",
-                                         fmt::format("step {}", step), {}});
+    return std::unexpected(AutogradError{AutogradErrorCode::invalid_step,
+                                         "check_gradients",
+                                         fmt::format("step {}", step),
+                                         {}});
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto values = inputs[i].values();
     for (std::size_t c = 0; c < values.size(); ++c) {
       if (values[c] + step == values[c] || values[c] - step == values[c]) {
         return std::unexpected(AutogradError{
-            AutogradErrorCode::ineffective_perturbation, "check_gradients",
+            AutogradErrorCode::ineffective_perturbation,
+            "check_gradients",
             fmt::format("input {} coordinate {}: {} +/- {} rounds back to itself", i, c,
                         values[c], step),
             {}});
@@ -67,12 +77,15 @@ std::expected<GradientCheckReport, AutogradError> check_gradients(
   // Analytic gradients: one backward pass with seed 1.
   Tape tape;
   std::vector<TensorValue> params;
-  for (const auto& input : inputs) params.push_back(tape.parameter(input));
+  for (const auto& input : inputs)
+    params.push_back(tape.parameter(input));
   auto result = loss(tape, params);
   if (!result) return std::unexpected(result.error());
   if (result->shape().element_count() != 1) {
-    return std::unexpected(AutogradError{AutogradErrorCode::loss_not_scalar, "check_gradients",
-                                         fmt::format("loss shape {}", result->shape()), {}});
+    return std::unexpected(AutogradError{AutogradErrorCode::loss_not_scalar,
+                                         "check_gradients",
+                                         fmt::format("loss shape {}", result->shape()),
+                                         {}});
   }
   auto pass = backward(*result, tensor::Tensor::full(result->shape(), 1.0));
   if (!pass) return std::unexpected(pass.error());

@@ -1,5 +1,4 @@
 #include <llmfs/autograd/ops.hpp>
-
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
@@ -13,7 +12,8 @@ using tensor::Shape;
 using tensor::Tensor;
 using tensor::TensorError;
 
-// The forward values of an op's inputs, after checking that they are live and share one tape.
+// The forward values of an op's inputs, after checking that they are live and share one
+// tape.
 template <std::size_t N>
 std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
     std::string_view op, const std::array<const TensorValue*, N>& values) {
@@ -26,31 +26,37 @@ std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
       return std::unexpected(std::move(error));
     }
     if (values[i]->tape() != values[0]->tape()) {
-      return std::unexpected(AutogradError{AutogradErrorCode::different_tapes, std::string(op),
-                                           fmt::format("nodes {} and {}", values[0]->node_id(),
-                                                       values[i]->node_id()),
-                                           {}});
+      return std::unexpected(AutogradError{
+          AutogradErrorCode::different_tapes,
+          std::string(op),
+          fmt::format("nodes {} and {}", values[0]->node_id(), values[i]->node_id()),
+          {}});
     }
     out[i] = *view;
   }
   return out;
 }
 
-// Unwraps a tensor result inside a forward or backward step, tagging the stage on failure.
-#define LLMFS_TRY_TENSOR(target, expr, stage)                                  \
-  auto target##_result = (expr);                                               \
-  if (!target##_result)                                                        \
-    return std::unexpected(AutogradError::from_tensor(stage, target##_result.error())); \
+// Unwraps a tensor result inside a forward or backward step, tagging the stage on
+// failure.
+#define LLMFS_TRY_TENSOR(target, expr, stage)                        \
+  auto target##_result = (expr);                                     \
+  if (!target##_result)                                              \
+    return std::unexpected(                                          \
+        AutogradError::from_tensor(stage, target##_result.error())); \
   Tensor target = std::move(*target##_result)
 
 // Adds `gradient`, reduced to the parent's shape, into parent `index` if it wants one.
-std::expected<void, AutogradError> accumulate_reduced(BackwardContext& ctx, std::size_t index,
+std::expected<void, AutogradError> accumulate_reduced(BackwardContext& ctx,
+                                                      std::size_t index,
                                                       const Tensor& gradient,
                                                       std::string_view stage) {
   if (!ctx.needs_gradient(index)) return {};
-  if (gradient.shape() == ctx.parent_value(index).shape()) return ctx.accumulate(index, gradient);
+  if (gradient.shape() == ctx.parent_value(index).shape())
+    return ctx.accumulate(index, gradient);
   auto reduced = tensor::sum_to(gradient, ctx.parent_value(index).shape());
-  if (!reduced) return std::unexpected(AutogradError::from_tensor(stage, reduced.error()));
+  if (!reduced)
+    return std::unexpected(AutogradError::from_tensor(stage, reduced.error()));
   return ctx.accumulate(index, *reduced);
 }
 
@@ -61,70 +67,82 @@ std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
 
 }  // namespace
 
-// ---- add / subtract / multiply --------------------------------------------------------------
+// ---- add / subtract / multiply
+// --------------------------------------------------------------
 
-std::expected<TensorValue, AutogradError> add(const TensorValue& a, const TensorValue& b) {
+std::expected<TensorValue, AutogradError> add(const TensorValue& a,
+                                              const TensorValue& b) {
   auto in = inputs_of<2>("add", {&a, &b});
   if (!in) return std::unexpected(in.error());
   // a: [...], b: [...] -> broadcast shape
   LLMFS_TRY_TENSOR(out, tensor::add(*(*in)[0], *(*in)[1]), "add");
   return record_op("add", std::move(out), {a, b},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     auto ga = accumulate_reduced(ctx, 0, ctx.upstream(), "add backward");
+                     auto ga =
+                         accumulate_reduced(ctx, 0, ctx.upstream(), "add backward");
                      if (!ga) return ga;
                      return accumulate_reduced(ctx, 1, ctx.upstream(), "add backward");
                    });
 }
 
-std::expected<TensorValue, AutogradError> subtract(const TensorValue& a, const TensorValue& b) {
+std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
+                                                   const TensorValue& b) {
   auto in = inputs_of<2>("subtract", {&a, &b});
   if (!in) return std::unexpected(in.error());
   LLMFS_TRY_TENSOR(out, tensor::subtract(*(*in)[0], *(*in)[1]), "subtract");
   return record_op("subtract", std::move(out), {a, b},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     auto ga = accumulate_reduced(ctx, 0, ctx.upstream(), "subtract backward");
+                     auto ga = accumulate_reduced(ctx, 0, ctx.upstream(),
+                                                  "subtract backward");
                      if (!ga) return ga;
                      if (!ctx.needs_gradient(1)) return {};
-                     LLMFS_TRY_TENSOR(negated, tensor::scale(ctx.upstream(), -1.0), "subtract backward");
+                     LLMFS_TRY_TENSOR(negated, tensor::scale(ctx.upstream(), -1.0),
+                                      "subtract backward");
                      return accumulate_reduced(ctx, 1, negated, "subtract backward");
                    });
 }
 
-std::expected<TensorValue, AutogradError> multiply(const TensorValue& a, const TensorValue& b) {
+std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
+                                                   const TensorValue& b) {
   auto in = inputs_of<2>("multiply", {&a, &b});
   if (!in) return std::unexpected(in.error());
   LLMFS_TRY_TENSOR(out, tensor::multiply(*(*in)[0], *(*in)[1]), "multiply");
-  return record_op(
-      "multiply", std::move(out), {a, b},
-      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-        // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast axes.
-        for (std::size_t i = 0; i < 2; ++i) {
-          if (!ctx.needs_gradient(i)) continue;
-          LLMFS_TRY_TENSOR(g, tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)),
+  return record_op("multiply", std::move(out), {a, b},
+                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+                     // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast
+                     // axes.
+                     for (std::size_t i = 0; i < 2; ++i) {
+                       if (!ctx.needs_gradient(i)) continue;
+                       LLMFS_TRY_TENSOR(
+                           g, tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)),
                            "multiply backward");
-          auto done = accumulate_reduced(ctx, i, g, "multiply backward");
-          if (!done) return done;
-        }
-        return {};
-      });
+                       auto done = accumulate_reduced(ctx, i, g, "multiply backward");
+                       if (!done) return done;
+                     }
+                     return {};
+                   });
 }
 
-// ---- scale ----------------------------------------------------------------------------------
+// ---- scale
+// ----------------------------------------------------------------------------------
 
 std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double factor) {
   auto in = inputs_of<1>("scale", {&a});
   if (!in) return std::unexpected(in.error());
   LLMFS_TRY_TENSOR(out, tensor::scale(*(*in)[0], factor), "scale");
-  return record_op("scale", std::move(out), {a},
-                   [factor](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     LLMFS_TRY_TENSOR(g, tensor::scale(ctx.upstream(), factor), "scale backward");
-                     return ctx.accumulate(0, g);
-                   });
+  return record_op(
+      "scale", std::move(out), {a},
+      [factor](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        LLMFS_TRY_TENSOR(g, tensor::scale(ctx.upstream(), factor), "scale backward");
+        return ctx.accumulate(0, g);
+      });
 }
 
-// ---- matmul ---------------------------------------------------------------------------------
+// ---- matmul
+// ---------------------------------------------------------------------------------
 
-std::expected<TensorValue, AutogradError> matmul(const TensorValue& a, const TensorValue& b) {
+std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
+                                                 const TensorValue& b) {
   auto in = inputs_of<2>("matmul", {&a, &b});
   if (!in) return std::unexpected(in.error());
   // a: [..., n, k], b: [..., k, m] -> [..., n, m]
@@ -134,13 +152,15 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a, const Ten
       [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
         // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [..., k, m]
         if (ctx.needs_gradient(0)) {
-          LLMFS_TRY_TENSOR(b_t, transpose_last_two(ctx.parent_value(1)), "matmul backward");
+          LLMFS_TRY_TENSOR(b_t, transpose_last_two(ctx.parent_value(1)),
+                           "matmul backward");
           LLMFS_TRY_TENSOR(ga, tensor::matmul(ctx.upstream(), b_t), "matmul backward");
           auto done = accumulate_reduced(ctx, 0, ga, "matmul backward");
           if (!done) return done;
         }
         if (ctx.needs_gradient(1)) {
-          LLMFS_TRY_TENSOR(a_t, transpose_last_two(ctx.parent_value(0)), "matmul backward");
+          LLMFS_TRY_TENSOR(a_t, transpose_last_two(ctx.parent_value(0)),
+                           "matmul backward");
           LLMFS_TRY_TENSOR(gb, tensor::matmul(a_t, ctx.upstream()), "matmul backward");
           return accumulate_reduced(ctx, 1, gb, "matmul backward");
         }
@@ -148,63 +168,73 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a, const Ten
       });
 }
 
-// ---- reshape / transpose --------------------------------------------------------------------
+// ---- reshape / transpose
+// --------------------------------------------------------------------
 
-std::expected<TensorValue, AutogradError> reshape(const TensorValue& a, tensor::Shape shape) {
+std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
+                                                  tensor::Shape shape) {
   auto in = inputs_of<1>("reshape", {&a});
   if (!in) return std::unexpected(in.error());
   LLMFS_TRY_TENSOR(out, tensor::reshape(*(*in)[0], std::move(shape)), "reshape");
   return record_op("reshape", std::move(out), {a},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     LLMFS_TRY_TENSOR(g, tensor::reshape(ctx.upstream(), ctx.parent_value(0).shape()),
-                                      "reshape backward");
+                     LLMFS_TRY_TENSOR(
+                         g,
+                         tensor::reshape(ctx.upstream(), ctx.parent_value(0).shape()),
+                         "reshape backward");
                      return ctx.accumulate(0, g);
                    });
 }
 
-std::expected<TensorValue, AutogradError> transpose(const TensorValue& a, std::size_t axis_a,
+std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
+                                                    std::size_t axis_a,
                                                     std::size_t axis_b) {
   auto in = inputs_of<1>("transpose", {&a});
   if (!in) return std::unexpected(in.error());
   LLMFS_TRY_TENSOR(out, tensor::transpose(*(*in)[0], axis_a, axis_b), "transpose");
-  return record_op("transpose", std::move(out), {a},
-                   [axis_a, axis_b](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     // Swapping the same two axes again is the inverse permutation.
-                     LLMFS_TRY_TENSOR(g, tensor::transpose(ctx.upstream(), axis_a, axis_b),
-                                      "transpose backward");
-                     return ctx.accumulate(0, g);
-                   });
+  return record_op(
+      "transpose", std::move(out), {a},
+      [axis_a, axis_b](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        // Swapping the same two axes again is the inverse permutation.
+        LLMFS_TRY_TENSOR(g, tensor::transpose(ctx.upstream(), axis_a, axis_b),
+                         "transpose backward");
+        return ctx.accumulate(0, g);
+      });
 }
 
-// ---- slice ----------------------------------------------------------------------------------
+// ---- slice
+// ----------------------------------------------------------------------------------
 
-std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a, std::size_t begin,
+std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
+                                                          std::size_t begin,
                                                           std::size_t end) {
   auto in = inputs_of<1>("slice_last_axis", {&a});
   if (!in) return std::unexpected(in.error());
   // a: [..., n] -> [..., end − begin]
-  LLMFS_TRY_TENSOR(out, tensor::slice_last_axis(*(*in)[0], begin, end), "slice_last_axis");
-  return record_op(
-      "slice_last_axis", std::move(out), {a},
-      [begin](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-        // g: [..., count] goes back into columns [begin, begin + count) of a zero [..., n].
-        const Tensor& g = ctx.upstream();
-        Tensor ga = Tensor::zeros(ctx.parent_value(0).shape());
-        const std::size_t width = ga.shape()[ga.rank() - 1];
-        const std::size_t count = g.shape()[g.rank() - 1];
-        const std::size_t rows = width == 0 ? 0 : ga.size() / width;
-        const auto gv = g.values();
-        auto out_v = ga.mutable_values();
-        for (std::size_t row = 0; row < rows; ++row) {
-          for (std::size_t j = 0; j < count; ++j) {
-            out_v[row * width + begin + j] = gv[row * count + j];
-          }
-        }
-        return ctx.accumulate(0, ga);
-      });
+  LLMFS_TRY_TENSOR(out, tensor::slice_last_axis(*(*in)[0], begin, end),
+                   "slice_last_axis");
+  return record_op("slice_last_axis", std::move(out), {a},
+                   [begin](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+                     // g: [..., count] goes back into columns [begin, begin + count) of
+                     // a zero [..., n].
+                     const Tensor& g = ctx.upstream();
+                     Tensor ga = Tensor::zeros(ctx.parent_value(0).shape());
+                     const std::size_t width = ga.shape()[ga.rank() - 1];
+                     const std::size_t count = g.shape()[g.rank() - 1];
+                     const std::size_t rows = width == 0 ? 0 : ga.size() / width;
+                     const auto gv = g.values();
+                     auto out_v = ga.mutable_values();
+                     for (std::size_t row = 0; row < rows; ++row) {
+                       for (std::size_t j = 0; j < count; ++j) {
+                         out_v[row * width + begin + j] = gv[row * count + j];
+                       }
+                     }
+                     return ctx.accumulate(0, ga);
+                   });
 }
 
-// ---- sum ------------------------------------------------------------------------------------
+// ---- sum
+// ------------------------------------------------------------------------------------
 
 std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
   auto in = inputs_of<1>("sum", {&a});
@@ -213,39 +243,40 @@ std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
   return record_op("sum", std::move(out), {a},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // Every element contributed with weight 1.
-                     return ctx.accumulate(
-                         0, Tensor::full(ctx.parent_value(0).shape(), ctx.upstream().values()[0]));
+                     return ctx.accumulate(0, Tensor::full(ctx.parent_value(0).shape(),
+                                                           ctx.upstream().values()[0]));
                    });
 }
 
-// ---- softmax --------------------------------------------------------------------------------
+// ---- softmax
+// --------------------------------------------------------------------------------
 
 std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a) {
   auto in = inputs_of<1>("softmax_last_axis", {&a});
   if (!in) return std::unexpected(in.error());
   LLMFS_TRY_TENSOR(out, tensor::softmax_last_axis(*(*in)[0]), "softmax_last_axis");
-  return record_op(
-      "softmax_last_axis", std::move(out), {a},
-      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-        // Per row: gx_j = y_j · (g_j − Σ_k g_k y_k).
-        const Tensor& y = ctx.output();
-        const Tensor& g = ctx.upstream();
-        Tensor gx = Tensor::zeros(y.shape());
-        const std::size_t width = y.shape()[y.rank() - 1];
-        if (width != 0) {
-          const auto yv = y.values();
-          const auto gv = g.values();
-          auto out_v = gx.mutable_values();
-          for (std::size_t start = 0; start < yv.size(); start += width) {
-            double dot = 0.0;
-            for (std::size_t j = 0; j < width; ++j) dot += gv[start + j] * yv[start + j];
-            for (std::size_t j = 0; j < width; ++j) {
-              out_v[start + j] = yv[start + j] * (gv[start + j] - dot);
-            }
-          }
-        }
-        return ctx.accumulate(0, gx);
-      });
+  return record_op("softmax_last_axis", std::move(out), {a},
+                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+                     // Per row: gx_j = y_j · (g_j − Σ_k g_k y_k).
+                     const Tensor& y = ctx.output();
+                     const Tensor& g = ctx.upstream();
+                     Tensor gx = Tensor::zeros(y.shape());
+                     const std::size_t width = y.shape()[y.rank() - 1];
+                     if (width != 0) {
+                       const auto yv = y.values();
+                       const auto gv = g.values();
+                       auto out_v = gx.mutable_values();
+                       for (std::size_t start = 0; start < yv.size(); start += width) {
+                         double dot = 0.0;
+                         for (std::size_t j = 0; j < width; ++j)
+                           dot += gv[start + j] * yv[start + j];
+                         for (std::size_t j = 0; j < width; ++j) {
+                           out_v[start + j] = yv[start + j] * (gv[start + j] - dot);
+                         }
+                       }
+                     }
+                     return ctx.accumulate(0, gx);
+                   });
 }
 
 #undef LLMFS_TRY_TENSOR

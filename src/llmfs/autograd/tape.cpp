@@ -1,5 +1,4 @@
 #include <llmfs/autograd/tape.hpp>
-
 #include <llmfs/autograd/tape_state.hpp>
 
 namespace llmfs::autograd {
@@ -7,22 +6,27 @@ namespace llmfs::autograd {
 namespace {
 
 AutogradError released_error(std::string_view op, std::string detail = {}) {
-  return AutogradError{AutogradErrorCode::released_input, std::string(op), std::move(detail), {}};
+  return AutogradError{
+      AutogradErrorCode::released_input, std::string(op), std::move(detail), {}};
 }
 
 void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
   auto t = target.mutable_values();
   const auto a = addend.values();
-  for (std::size_t i = 0; i < t.size(); ++i) t[i] += a[i];
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] += a[i];
 }
 
 }  // namespace
 
-// ---- TensorValue ----------------------------------------------------------------------------
+// ---- TensorValue
+// ----------------------------------------------------------------------------
 
 TensorValue::TensorValue(std::shared_ptr<detail::TapeState> state, std::size_t node,
                          tensor::Shape shape, bool requires_gradient)
-    : state_(std::move(state)), node_(node), shape_(std::move(shape)),
+    : state_(std::move(state)),
+      node_(node),
+      shape_(std::move(shape)),
       requires_gradient_(requires_gradient) {}
 
 std::expected<tensor::Tensor, AutogradError> TensorValue::value() const {
@@ -41,27 +45,36 @@ std::expected<tensor::Tensor, AutogradError> TensorValue::gradient() const {
   auto node = detail::TapeState::live_node(*this, "gradient");
   if (!node) return std::unexpected(node.error());
   if (!(*node)->requires_gradient) {
-    return std::unexpected(AutogradError{AutogradErrorCode::no_gradient, "gradient",
-                                         fmt::format("node {} ({})", node_, (*node)->op), {}});
+    return std::unexpected(
+        AutogradError{AutogradErrorCode::no_gradient,
+                      "gradient",
+                      fmt::format("node {} ({})", node_, (*node)->op),
+                      {}});
   }
   if ((*node)->gradient) return *(*node)->gradient;
   return tensor::Tensor::zeros(shape_);
 }
 
-Tape TensorValue::tape() const { return Tape(state_ ? state_ : std::make_shared<detail::TapeState>()); }
+Tape TensorValue::tape() const {
+  return Tape(state_ ? state_ : std::make_shared<detail::TapeState>());
+}
 
-// ---- BackwardContext ------------------------------------------------------------------------
+// ---- BackwardContext
+// ------------------------------------------------------------------------
 
-std::expected<void, AutogradError> BackwardContext::accumulate(std::size_t parent,
-                                                               const tensor::Tensor& contribution) {
+std::expected<void, AutogradError> BackwardContext::accumulate(
+    std::size_t parent, const tensor::Tensor& contribution) {
   if (parent >= parent_values_.size()) {
-    return std::unexpected(AutogradError{
-        AutogradErrorCode::invalid_argument, std::string(op_),
-        fmt::format("parent {} of {}", parent, parent_values_.size()), {}});
+    return std::unexpected(
+        AutogradError{AutogradErrorCode::invalid_argument,
+                      std::string(op_),
+                      fmt::format("parent {} of {}", parent, parent_values_.size()),
+                      {}});
   }
   if (contribution.shape() != parent_values_[parent]->shape()) {
     return std::unexpected(AutogradError{
-        AutogradErrorCode::gradient_shape_mismatch, std::string(op_),
+        AutogradErrorCode::gradient_shape_mismatch,
+        std::string(op_),
         fmt::format("parent {} has shape {}, gradient has shape {}", parent,
                     parent_values_[parent]->shape(), contribution.shape()),
         {}});
@@ -71,15 +84,17 @@ std::expected<void, AutogradError> BackwardContext::accumulate(std::size_t paren
   return {};
 }
 
-// ---- TapeState ------------------------------------------------------------------------------
+// ---- TapeState
+// ------------------------------------------------------------------------------
 
 namespace detail {
 
 TensorValue TapeState::append(Node node) {
   if (released) {
-    // A handle that points past the (empty) node list: every use reports released_input.
-    return TensorValue(shared_from_this(), static_cast<std::size_t>(-1), node.value.shape(),
-                       node.requires_gradient);
+    // A handle that points past the (empty) node list: every use reports
+    // released_input.
+    return TensorValue(shared_from_this(), static_cast<std::size_t>(-1),
+                       node.value.shape(), node.requires_gradient);
   }
   const std::size_t id = nodes.size();
   tensor::Shape shape = node.value.shape();
@@ -97,22 +112,24 @@ std::expected<Node*, AutogradError> TapeState::live_node(const TensorValue& valu
   return &value.state_->nodes[value.node_];
 }
 
-std::expected<TensorValue, AutogradError> TapeState::record(std::string_view op,
-                                                           tensor::Tensor value,
-                                                           std::vector<TensorValue> parents,
-                                                           BackwardFn backward) {
+std::expected<TensorValue, AutogradError> TapeState::record(
+    std::string_view op, tensor::Tensor value, std::vector<TensorValue> parents,
+    BackwardFn backward) {
   if (parents.empty()) {
-    return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, std::string(op),
-                                         "an op needs at least one parent", {}});
+    return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument,
+                                         std::string(op),
+                                         "an op needs at least one parent",
+                                         {}});
   }
   for (const TensorValue& parent : parents) {
     auto node = live_node(parent, op);
     if (!node) return std::unexpected(node.error());
     if (parent.state_ != parents.front().state_) {
-      return std::unexpected(AutogradError{AutogradErrorCode::different_tapes, std::string(op),
-                                           fmt::format("nodes {} and {}", parents.front().node_,
-                                                       parent.node_),
-                                           {}});
+      return std::unexpected(AutogradError{
+          AutogradErrorCode::different_tapes,
+          std::string(op),
+          fmt::format("nodes {} and {}", parents.front().node_, parent.node_),
+          {}});
     }
   }
   bool wants_gradient = false;
@@ -122,18 +139,21 @@ std::expected<TensorValue, AutogradError> TapeState::record(std::string_view op,
     ids.push_back(parent.node_);
   }
   TapeState& tape = *parents.front().state_;
-  return tape.append(Node{std::move(value), std::move(ids), wants_gradient ? std::move(backward) : BackwardFn{},
+  return tape.append(Node{std::move(value), std::move(ids),
+                          wants_gradient ? std::move(backward) : BackwardFn{},
                           std::nullopt, wants_gradient, std::string(op)});
 }
 
-std::expected<void, AutogradError> TapeState::run_backward(const TensorValue& output,
-                                                           const tensor::Tensor& upstream) {
+std::expected<void, AutogradError> TapeState::run_backward(
+    const TensorValue& output, const tensor::Tensor& upstream) {
   auto out_node = live_node(output, "backward");
   if (!out_node) return std::unexpected(out_node.error());
   if (upstream.shape() != output.shape()) {
     return std::unexpected(AutogradError{
-        AutogradErrorCode::seed_shape_mismatch, "backward",
-        fmt::format("output {} seed {}", output.shape(), upstream.shape()), {}});
+        AutogradErrorCode::seed_shape_mismatch,
+        "backward",
+        fmt::format("output {} seed {}", output.shape(), upstream.shape()),
+        {}});
   }
   if (!output.requires_gradient()) return {};
 
@@ -153,7 +173,8 @@ std::expected<void, AutogradError> TapeState::run_backward(const TensorValue& ou
       Node& p = tape.nodes[parent];
       ctx.parent_values_.push_back(&p.value);
       ctx.needs_.push_back(p.requires_gradient);
-      if (p.requires_gradient && !pass[parent]) pass[parent] = tensor::Tensor::zeros(p.value.shape());
+      if (p.requires_gradient && !pass[parent])
+        pass[parent] = tensor::Tensor::zeros(p.value.shape());
       ctx.parent_gradients_.push_back(p.requires_gradient ? &*pass[parent] : nullptr);
     }
     auto done = node.backward(ctx);
@@ -174,16 +195,19 @@ std::expected<void, AutogradError> TapeState::run_backward(const TensorValue& ou
 
 }  // namespace detail
 
-// ---- Tape -----------------------------------------------------------------------------------
+// ---- Tape
+// -----------------------------------------------------------------------------------
 
 Tape::Tape() : state_(std::make_shared<detail::TapeState>()) {}
 
 TensorValue Tape::constant(tensor::Tensor value) {
-  return state_->append(detail::Node{std::move(value), {}, {}, std::nullopt, false, "constant"});
+  return state_->append(
+      detail::Node{std::move(value), {}, {}, std::nullopt, false, "constant"});
 }
 
 TensorValue Tape::parameter(tensor::Tensor value) {
-  return state_->append(detail::Node{std::move(value), {}, {}, std::nullopt, true, "parameter"});
+  return state_->append(
+      detail::Node{std::move(value), {}, {}, std::nullopt, true, "parameter"});
 }
 
 void Tape::release() noexcept {
@@ -192,20 +216,28 @@ void Tape::release() noexcept {
   state_->nodes.shrink_to_fit();
 }
 
-bool Tape::released() const noexcept { return state_->released; }
-
-std::size_t Tape::node_count() const noexcept { return state_->nodes.size(); }
-
-void Tape::zero_gradients() noexcept {
-  for (auto& node : state_->nodes) node.gradient.reset();
+bool Tape::released() const noexcept {
+  return state_->released;
 }
 
-// ---- recording and backward -----------------------------------------------------------------
+std::size_t Tape::node_count() const noexcept {
+  return state_->nodes.size();
+}
 
-std::expected<TensorValue, AutogradError> record_op(std::string_view op, tensor::Tensor value,
+void Tape::zero_gradients() noexcept {
+  for (auto& node : state_->nodes)
+    node.gradient.reset();
+}
+
+// ---- recording and backward
+// -----------------------------------------------------------------
+
+std::expected<TensorValue, AutogradError> record_op(std::string_view op,
+                                                    tensor::Tensor value,
                                                     std::vector<TensorValue> parents,
                                                     BackwardFn backward) {
-  return detail::TapeState::record(op, std::move(value), std::move(parents), std::move(backward));
+  return detail::TapeState::record(op, std::move(value), std::move(parents),
+                                   std::move(backward));
 }
 
 std::expected<void, AutogradError> backward(const TensorValue& output,

@@ -1,5 +1,6 @@
 #pragma once
-// Internal to the autograd module: the shared state behind Tape and TensorValue handles.
+// Internal to the autograd module: the shared state behind Tape and TensorValue
+// handles.
 
 #include <deque>
 #include <memory>
@@ -11,28 +12,31 @@
 
 namespace llmfs::autograd::detail {
 
-// One recorded value: its forward result, where it came from, and how to push gradients back.
+// One recorded value: its forward result, where it came from, and how to push gradients
+// back.
 struct Node {
   tensor::Tensor value;
   std::vector<std::size_t> parents;
-  BackwardFn backward;                    // empty for leaves and for nodes needing no gradient
-  std::optional<tensor::Tensor> gradient; // accumulated over backward passes
+  BackwardFn backward;  // empty for leaves and for nodes needing no gradient
+  std::optional<tensor::Tensor> gradient;  // accumulated over backward passes
   bool requires_gradient = false;
   std::string op;
 };
 
 struct TapeState : std::enable_shared_from_this<TapeState> {
-  std::deque<Node> nodes;  // a deque keeps references to earlier values valid while appending
+  std::deque<Node>
+      nodes;  // a deque keeps references to earlier values valid while appending
   bool released = false;
 
   TensorValue append(Node node);
   // The live node behind a handle, or released_input naming `op`.
-  static std::expected<Node*, AutogradError> live_node(const TensorValue& value, std::string_view op);
-  static std::expected<TensorValue, AutogradError> record(std::string_view op, tensor::Tensor value,
-                                                         std::vector<TensorValue> parents,
-                                                         BackwardFn backward);
-  static std::expected<void, AutogradError> run_backward(const TensorValue& output,
-                                                         const tensor::Tensor& upstream);
+  static std::expected<Node*, AutogradError> live_node(const TensorValue& value,
+                                                       std::string_view op);
+  static std::expected<TensorValue, AutogradError> record(
+      std::string_view op, tensor::Tensor value, std::vector<TensorValue> parents,
+      BackwardFn backward);
+  static std::expected<void, AutogradError> run_backward(
+      const TensorValue& output, const tensor::Tensor& upstream);
 };
 
 }  // namespace llmfs::autograd::detail

@@ -4,32 +4,20 @@ namespace llmfs::nn {
 
 std::string_view describe(NnErrorCode code) noexcept {
   switch (code) {
-    case NnErrorCode::empty_name:
-      return "empty name";
-    case NnErrorCode::duplicate_name:
-      return "duplicate parameter name";
-    case NnErrorCode::duplicate_node:
-      return "the same tape node listed twice";
-    case NnErrorCode::released_tape:
-      return "released tape";
-    case NnErrorCode::different_tapes:
-      return "parameters on different tapes";
-    case NnErrorCode::zero_width:
-      return "zero width";
-    case NnErrorCode::size_overflow:
-      return "parameter size overflows";
-    case NnErrorCode::weight_rank:
-      return "weight must be a matrix [in, out]";
-    case NnErrorCode::bias_shape:
-      return "bias must be a vector [out]";
-    case NnErrorCode::width_mismatch:
-      return "projection widths disagree";
+    case NnErrorCode::empty_name: return "empty name";
+    case NnErrorCode::duplicate_name: return "duplicate parameter name";
+    case NnErrorCode::duplicate_node: return "the same tape node listed twice";
+    case NnErrorCode::released_tape: return "released tape";
+    case NnErrorCode::different_tapes: return "parameters on different tapes";
+    case NnErrorCode::zero_width: return "zero width";
+    case NnErrorCode::size_overflow: return "parameter size overflows";
+    case NnErrorCode::weight_rank: return "weight must be a matrix [in, out]";
+    case NnErrorCode::bias_shape: return "bias must be a vector [out]";
+    case NnErrorCode::width_mismatch: return "projection widths disagree";
     case NnErrorCode::input_rank:
       return "input must have at least two axes [..., T, in]";
-    case NnErrorCode::input_width:
-      return "input width mismatch";
-    case NnErrorCode::autograd:
-      return "tape operation failed";
+    case NnErrorCode::input_width: return "input width mismatch";
+    case NnErrorCode::autograd: return "tape operation failed";
   }
   return "unknown nn error";
 }
@@ -39,6 +27,6 @@ std::string_view describe(NnErrorCode code) noexcept {
 auto fmt::formatter<llmfs::nn::NnError>::format(const llmfs::nn::NnError& error,
                                                 fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
-  return llmfs::autograd::format_stage_error(ctx, error.stage, llmfs::nn::describe(error.code), error.detail,
-                                             error.cause);
+  return llmfs::autograd::format_stage_error(
+      ctx, error.stage, llmfs::nn::describe(error.code), error.detail, error.cause);
 }

@@ -21,10 +21,12 @@ enum class NnErrorCode {
   released_tape,    ///< the tape to create parameters on was released
   different_tapes,  ///< the parameters of one layer live on different tapes
   zero_width,       ///< an input or output width (fan-in, fan-out) is zero
-  size_overflow,    ///< a parameter's element count overflows (or exceeds what a tensor holds)
+  size_overflow,    ///< a parameter's element count overflows (or exceeds what a tensor
+                    ///< holds)
   weight_rank,      ///< a weight is not a matrix `[in, out]`
   bias_shape,       ///< a bias is not a vector `[out]`
-  width_mismatch,   ///< matrices that must agree (query, key, value) have different shapes
+  width_mismatch,   ///< matrices that must agree (query, key, value) have different
+                    ///< shapes
   input_rank,       ///< the input has fewer than two axes `[..., T, in]`
   input_width,      ///< the input's last axis differs from the layer's input width
   autograd,         ///< a tape operation failed; `cause` holds its AutogradError
@@ -33,14 +35,15 @@ enum class NnErrorCode {
 /// The fixed description of a code, e.g. `"duplicate parameter name"`.
 [[nodiscard]] std::string_view describe(NnErrorCode code) noexcept;
 
-/// One typed nn error: the kind, the stage that failed (e.g. `linear attention.query`), a
-/// detail sentence, and for NnErrorCode::autograd the tape error it wraps. Formats as
+/// One typed nn error: the kind, the stage that failed (e.g. `linear attention.query`),
+/// a detail sentence, and for NnErrorCode::autograd the tape error it wraps. Formats as
 /// `stage: description (detail)` followed by `: <cause>` when there is one.
 struct NnError {
-  NnErrorCode code;                               ///< what went wrong
-  std::string stage;                              ///< where: the layer or collection
-  std::string detail;                             ///< extra facts (names, widths); may be empty
-  std::optional<autograd::AutogradError> cause;   ///< the lower error, for code == autograd
+  NnErrorCode code;    ///< what went wrong
+  std::string stage;   ///< where: the layer or collection
+  std::string detail;  ///< extra facts (names, widths); may be empty
+  std::optional<autograd::AutogradError>
+      cause;  ///< the lower error, for code == autograd
 
   /// Equal when every field is equal (useful in tests).
   friend bool operator==(const NnError&, const NnError&) = default;

@@ -17,25 +17,29 @@ namespace llmfs::nn {
 
 /// A learned affine map over the last axis: `[..., in] -> [..., out]`, `Y = X·W + b`.
 ///
-/// The weight is stored `[in, out]` and applied on the right, as in Vaswani et al. (2017);
-/// the bias is optional (attention layers have none). Parameters are named
+/// The weight is stored `[in, out]` and applied on the right, as in Vaswani et al.
+/// (2017); the bias is optional (attention layers have none). Parameters are named
 /// `<name>.weight` and `<name>.bias`.
 class Linear {
  public:
-  /// Creates `<name>.weight` `[in, out]` and, if `bias`, `<name>.bias` `[out]` as parameters on
-  /// `tape`, drawn in that order by uniform_fan_in() with fan-in `in` (bound `1/√in`).
-  /// Everything is validated before the first draw: a rejected call leaves `rng` unchanged.
-  /// \return NnErrorCode::empty_name, NnErrorCode::zero_width, NnErrorCode::size_overflow or
+  /// Creates `<name>.weight` `[in, out]` and, if `bias`, `<name>.bias` `[out]` as
+  /// parameters on `tape`, drawn in that order by uniform_fan_in() with fan-in `in`
+  /// (bound `1/√in`). Everything is validated before the first draw: a rejected call
+  /// leaves `rng` unchanged. \return NnErrorCode::empty_name, NnErrorCode::zero_width,
+  /// NnErrorCode::size_overflow or
   ///         NnErrorCode::released_tape (stage `linear <name>`).
   [[nodiscard]] static std::expected<Linear, NnError> create(autograd::Tape& tape,
                                                              std::string_view name,
-                                                             std::size_t in, std::size_t out,
-                                                             bool bias, SplitMix64& rng);
+                                                             std::size_t in,
+                                                             std::size_t out, bool bias,
+                                                             SplitMix64& rng);
 
-  /// A layer from exact parameters: `weight` `[in, out]` and an optional `bias` `[out]`.
-  /// \return NnErrorCode::empty_name, NnErrorCode::weight_rank, NnErrorCode::zero_width,
-  ///         NnErrorCode::bias_shape, NnErrorCode::duplicate_name, NnErrorCode::duplicate_node
-  ///         or NnErrorCode::different_tapes (stage `linear <weight name>`).
+  /// A layer from exact parameters: `weight` `[in, out]` and an optional `bias`
+  /// `[out]`. \return NnErrorCode::empty_name, NnErrorCode::weight_rank,
+  /// NnErrorCode::zero_width,
+  ///         NnErrorCode::bias_shape, NnErrorCode::duplicate_name,
+  ///         NnErrorCode::duplicate_node or NnErrorCode::different_tapes (stage `linear
+  ///         <weight name>`).
   [[nodiscard]] static std::expected<Linear, NnError> from_parameters(
       NamedParameter weight, std::optional<NamedParameter> bias = std::nullopt);
 
@@ -48,13 +52,19 @@ class Linear {
   /// The weight `[in, out]`.
   [[nodiscard]] const NamedParameter& weight() const noexcept { return weight_; }
   /// The bias `[out]`, if any.
-  [[nodiscard]] const std::optional<NamedParameter>& bias() const noexcept { return bias_; }
+  [[nodiscard]] const std::optional<NamedParameter>& bias() const noexcept {
+    return bias_;
+  }
   /// The weight, then the bias if there is one.
   [[nodiscard]] std::vector<NamedParameter> parameters() const;
   /// `in`: the width of the input's last axis.
-  [[nodiscard]] std::size_t input_width() const noexcept { return weight_.value.shape()[0]; }
+  [[nodiscard]] std::size_t input_width() const noexcept {
+    return weight_.value.shape()[0];
+  }
   /// `out`: the width of the output's last axis.
-  [[nodiscard]] std::size_t output_width() const noexcept { return weight_.value.shape()[1]; }
+  [[nodiscard]] std::size_t output_width() const noexcept {
+    return weight_.value.shape()[1];
+  }
 
  private:
   Linear(NamedParameter weight, std::optional<NamedParameter> bias)

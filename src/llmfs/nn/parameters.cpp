@@ -9,24 +9,26 @@ std::expected<NamedParameters, NnError> NamedParameters::create(
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const auto& current = parameters[i];
     if (current.name.empty()) {
-      return std::unexpected(
-          NnError{NnErrorCode::empty_name, "named parameters", fmt::format("entry {}", i), {}});
+      return std::unexpected(NnError{
+          NnErrorCode::empty_name, "named parameters", fmt::format("entry {}", i), {}});
     }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& earlier = parameters[j];
       if (earlier.name == current.name) {
-        return std::unexpected(NnError{NnErrorCode::duplicate_name,
-                                       "named parameters",
-                                       fmt::format("'{}' at entries {} and {}", current.name, j, i),
-                                       {}});
+        return std::unexpected(
+            NnError{NnErrorCode::duplicate_name,
+                    "named parameters",
+                    fmt::format("'{}' at entries {} and {}", current.name, j, i),
+                    {}});
       }
       if (earlier.value.tape() == current.value.tape() &&
           earlier.value.node_id() == current.value.node_id()) {
-        return std::unexpected(NnError{NnErrorCode::duplicate_node,
-                                       "named parameters",
-                                       fmt::format("'{}' and '{}' are node {}", earlier.name,
-                                                   current.name, current.value.node_id()),
-                                       {}});
+        return std::unexpected(
+            NnError{NnErrorCode::duplicate_node,
+                    "named parameters",
+                    fmt::format("'{}' and '{}' are node {}", earlier.name, current.name,
+                                current.value.node_id()),
+                    {}});
       }
     }
   }
@@ -42,7 +44,8 @@ const NamedParameter* NamedParameters::find(std::string_view name) const noexcep
 
 std::size_t NamedParameters::scalar_count() const noexcept {
   std::size_t count = 0;
-  for (const auto& parameter : items_) count += parameter.value.shape().element_count().value_or(0);
+  for (const auto& parameter : items_)
+    count += parameter.value.shape().element_count().value_or(0);
   return count;
 }
 

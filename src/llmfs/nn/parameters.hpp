@@ -14,11 +14,11 @@
 
 namespace llmfs::nn {
 
-/// A learned tensor and its name, e.g. `attention.query.weight` with a `[4,4]` tape value.
-/// Checkpoints and reports address parameters by this name.
+/// A learned tensor and its name, e.g. `attention.query.weight` with a `[4,4]` tape
+/// value. Checkpoints and reports address parameters by this name.
 struct NamedParameter {
-  std::string name;              ///< dotted name: `<layer>.<role>.weight`
-  autograd::TensorValue value;   ///< the tape node (normally a Tape::parameter leaf)
+  std::string name;             ///< dotted name: `<layer>.<role>.weight`
+  autograd::TensorValue value;  ///< the tape node (normally a Tape::parameter leaf)
 };
 
 /// An ordered collection of parameters with unique names and distinct tape nodes.
@@ -32,13 +32,15 @@ class NamedParameters {
 
   /// Checks and keeps `parameters` in the given order.
   /// \return NnErrorCode::empty_name, NnErrorCode::duplicate_name, or
-  ///         NnErrorCode::duplicate_node when two entries are the same node of the same tape
-  ///         (stage `"named parameters"`).
+  ///         NnErrorCode::duplicate_node when two entries are the same node of the same
+  ///         tape (stage `"named parameters"`).
   [[nodiscard]] static std::expected<NamedParameters, NnError> create(
       std::vector<NamedParameter> parameters);
 
   /// The parameters in their stable order.
-  [[nodiscard]] std::span<const NamedParameter> items() const noexcept { return items_; }
+  [[nodiscard]] std::span<const NamedParameter> items() const noexcept {
+    return items_;
+  }
   /// Number of parameters.
   [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
   /// The parameter called `name`, or nullptr.
@@ -52,7 +54,8 @@ class NamedParameters {
   [[nodiscard]] auto end() const noexcept { return items_.end(); }
 
  private:
-  explicit NamedParameters(std::vector<NamedParameter> items) : items_(std::move(items)) {}
+  explicit NamedParameters(std::vector<NamedParameter> items)
+      : items_(std::move(items)) {}
   std::vector<NamedParameter> items_;
 };
 

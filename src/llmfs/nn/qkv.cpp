@@ -1,10 +1,11 @@
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <llmfs/autograd/ops.hpp>
-#include <llmfs/nn/qkv.hpp>
 #include <string>
 #include <vector>
+
+#include <fmt/format.h>
+
+#include <llmfs/autograd/ops.hpp>
+#include <llmfs/nn/qkv.hpp>
 
 namespace llmfs::nn {
 
@@ -16,9 +17,11 @@ constexpr std::string_view kStage = "qkv projections";
 
 std::expected<QkvProjections, NnError> QkvProjections::create(autograd::Tape& tape,
                                                               std::string_view prefix,
-                                                              std::size_t in, std::size_t out,
+                                                              std::size_t in,
+                                                              std::size_t out,
                                                               SplitMix64& rng) {
-  // Validate on the first projection with a trial generator, then commit once all three exist.
+  // Validate on the first projection with a trial generator, then commit once all three
+  // exist.
   SplitMix64 trial = rng;
   const std::string base(prefix);
   auto query = Linear::create(tape, base + ".query", in, out, false, trial);
@@ -32,24 +35,27 @@ std::expected<QkvProjections, NnError> QkvProjections::create(autograd::Tape& ta
   return projections;
 }
 
-std::expected<QkvProjections, NnError> QkvProjections::from_weights(NamedParameter query,
-                                                                    NamedParameter key,
-                                                                    NamedParameter value) {
+std::expected<QkvProjections, NnError> QkvProjections::from_weights(
+    NamedParameter query, NamedParameter key, NamedParameter value) {
   auto q = Linear::from_parameters(query);
   if (!q) return std::unexpected(q.error());
   auto k = Linear::from_parameters(key);
   if (!k) return std::unexpected(k.error());
   auto v = Linear::from_parameters(value);
   if (!v) return std::unexpected(v.error());
-  if (key.value.shape() != query.value.shape() || value.value.shape() != query.value.shape()) {
-    return std::unexpected(NnError{NnErrorCode::width_mismatch,
-                                   std::string(kStage),
-                                   fmt::format("query {}, key {}, value {}", query.value.shape(),
-                                               key.value.shape(), value.value.shape()),
-                                   {}});
+  if (key.value.shape() != query.value.shape() ||
+      value.value.shape() != query.value.shape()) {
+    return std::unexpected(
+        NnError{NnErrorCode::width_mismatch,
+                std::string(kStage),
+                fmt::format("query {}, key {}, value {}", query.value.shape(),
+                            key.value.shape(), value.value.shape()),
+                {}});
   }
-  if (!(key.value.tape() == query.value.tape()) || !(value.value.tape() == query.value.tape())) {
-    return std::unexpected(NnError{NnErrorCode::different_tapes, std::string(kStage), "", {}});
+  if (!(key.value.tape() == query.value.tape()) ||
+      !(value.value.tape() == query.value.tape())) {
+    return std::unexpected(
+        NnError{NnErrorCode::different_tapes, std::string(kStage), "", {}});
   }
   auto parameters = NamedParameters::create({query, key, value});
   if (!parameters) return std::unexpected(parameters.error());
@@ -64,15 +70,17 @@ std::expected<QkvProjections, NnError> QkvProjections::from_weights(NamedParamet
   return projections;
 }
 
-std::expected<QkvProjections, NnError> QkvProjections::from_combined(NamedParameter in_projection) {
+std::expected<QkvProjections, NnError> QkvProjections::from_combined(
+    NamedParameter in_projection) {
   auto combined = Linear::from_parameters(in_projection);
   if (!combined) return std::unexpected(combined.error());
   if (combined->output_width() % 3 != 0) {
-    return std::unexpected(NnError{
-        NnErrorCode::width_mismatch,
-        std::string(kStage),
-        fmt::format("combined in-projection {} needs 3·out columns", in_projection.value.shape()),
-        {}});
+    return std::unexpected(
+        NnError{NnErrorCode::width_mismatch,
+                std::string(kStage),
+                fmt::format("combined in-projection {} needs 3·out columns",
+                            in_projection.value.shape()),
+                {}});
   }
   auto parameters = NamedParameters::create({in_projection});
   if (!parameters) return std::unexpected(parameters.error());
@@ -85,7 +93,8 @@ std::expected<QkvProjections, NnError> QkvProjections::from_combined(NamedParame
   return projections;
 }
 
-std::expected<QkvForward, NnError> QkvProjections::forward(const autograd::TensorValue& x) const {
+std::expected<QkvForward, NnError> QkvProjections::forward(
+    const autograd::TensorValue& x) const {
   // x: [..., in] -> Q, K, V: [..., out]
   if (layout_ == QkvLayout::separate) {
     auto query = query_->forward(x);

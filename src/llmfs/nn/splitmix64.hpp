@@ -1,17 +1,20 @@
 #pragma once
 /// \file
-/// \brief SplitMix64: the small deterministic generator behind every initialization (Chapter 17).
+/// \brief SplitMix64: the small deterministic generator behind every initialization
+/// (Chapter 17).
 
 #include <cstdint>
 
 namespace llmfs::nn {
 
-/// Steele, Lea and Flood's SplitMix64 generator (2014), as in Vigna's reference `splitmix64.c`.
+/// Steele, Lea and Flood's SplitMix64 generator (2014), as in Vigna's reference
+/// `splitmix64.c`.
 ///
 /// The state is one 64-bit word. Each draw adds the golden-ratio increment
-/// `0x9E3779B97F4A7C15` to the state and mixes a copy with two xor-shift-multiply steps and a
-/// final xor-shift. Seed 0 gives `0xE220A8397B1DCDAF` first. Copying a generator copies its
-/// state, which is how constructors draw on a trial copy and commit only on success.
+/// `0x9E3779B97F4A7C15` to the state and mixes a copy with two xor-shift-multiply steps
+/// and a final xor-shift. Seed 0 gives `0xE220A8397B1DCDAF` first. Copying a generator
+/// copies its state, which is how constructors draw on a trial copy and commit only on
+/// success.
 class SplitMix64 {
  public:
   /// A generator whose state is `seed`.
@@ -26,7 +29,8 @@ class SplitMix64 {
     return z ^ (z >> 31);
   }
 
-  /// A double uniform on `[0, 1)`: the top 53 bits of next_u64() times 2⁻⁵³ (exact, one draw).
+  /// A double uniform on `[0, 1)`: the top 53 bits of next_u64() times 2⁻⁵³ (exact, one
+  /// draw).
   constexpr double next_unit() noexcept {
     return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
   }
@@ -34,7 +38,8 @@ class SplitMix64 {
   /// The current state word (the seed before any draw).
   [[nodiscard]] constexpr std::uint64_t state() const noexcept { return state_; }
 
-  /// Two generators are equal when their states are equal (they will draw the same numbers).
+  /// Two generators are equal when their states are equal (they will draw the same
+  /// numbers).
   friend constexpr bool operator==(const SplitMix64&, const SplitMix64&) = default;
 
  private:

@@ -1,19 +1,25 @@
-#include <llmfs/report/format.hpp>
-
 #include <fmt/format.h>
 
+#include <llmfs/report/format.hpp>
 #include <llmfs/tensor/number_format.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::report {
 
-// The spelling of numbers belongs to the tensor module (its formatter prints tensors the same
-// way); reports and traces reuse it, so there is one definition and no include cycle.
+// The spelling of numbers belongs to the tensor module (its formatter prints tensors
+// the same way); reports and traces reuse it, so there is one definition and no include
+// cycle.
 
-std::string format_number(double value) { return tensor::format_number(value); }
+std::string format_number(double value) {
+  return tensor::format_number(value);
+}
 
-std::string format_values(std::span<const double> values) { return tensor::format_values(values); }
+std::string format_values(std::span<const double> values) {
+  return tensor::format_values(values);
+}
 
-std::string format_tensor(const tensor::Tensor& tensor) { return fmt::format("{}", tensor); }
+std::string format_tensor(const tensor::Tensor& tensor) {
+  return fmt::format("{}", tensor);
+}
 
 }  // namespace llmfs::report

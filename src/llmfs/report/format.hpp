@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// \brief Number, list and tensor formatting shared by every chapter's report and trace.
+/// \brief Number, list and tensor formatting shared by every chapter's report and
+/// trace.
 
 #include <span>
 #include <string>

@@ -1,6 +1,5 @@
-#include <llmfs/report/record.hpp>
-
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 namespace llmfs::report {
 

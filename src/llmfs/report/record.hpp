@@ -17,8 +17,8 @@ namespace llmfs::report {
 /// .field("value", shape).str()` gives `SHAPE|stage=input|value=[1,3,4]`.
 ///
 /// Floats print with six decimals (format_number), shapes as `[a,b]`, value lists as
-/// `[a,b]`, booleans as `true`/`false`. Kinds, keys and values must not contain `|`, `=` (keys)
-/// or newlines; the builder does not escape them.
+/// `[a,b]`, booleans as `true`/`false`. Kinds, keys and values must not contain `|`,
+/// `=` (keys) or newlines; the builder does not escape them.
 class Record {
  public:
   /// Starts a record of the given kind (e.g. `CONFIG`).
@@ -34,8 +34,7 @@ class Record {
   Record& field(std::string_view key, std::span<const double> value);
   /// Adds `key=value` with an integer.
   template <std::integral I>
-    requires(!std::same_as<I, bool>)
-  Record& field(std::string_view key, I value) {
+  requires(!std::same_as<I, bool>) Record& field(std::string_view key, I value) {
     return field(key, std::string_view(fmt::format("{}", value)));
   }
   /// Adds `key=true` or `key=false`.

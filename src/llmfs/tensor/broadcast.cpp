@@ -1,9 +1,8 @@
-#include <llmfs/tensor/broadcast.hpp>
-
 #include <algorithm>
 #include <array>
 #include <string>
 
+#include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/strided.hpp>
 
 namespace llmfs::tensor {
@@ -17,9 +16,11 @@ std::expected<Shape, TensorError> broadcast_shapes(const Shape& a, const Shape& 
     const std::size_t la = i < a.rank() ? a[a.rank() - 1 - i] : 1;
     const std::size_t lb = i < b.rank() ? b[b.rank() - 1 - i] : 1;
     if (la != lb && la != 1 && lb != 1) {
-      return std::unexpected(TensorError{
-          TensorErrorCode::broadcast_mismatch, std::string(op), {a, b},
-          fmt::format("axis -{}: {} vs {}", i + 1, la, lb)});
+      return std::unexpected(
+          TensorError{TensorErrorCode::broadcast_mismatch,
+                      std::string(op),
+                      {a, b},
+                      fmt::format("axis -{}: {} vs {}", i + 1, la, lb)});
     }
     dims[rank - 1 - i] = la == 1 ? lb : la;
   }
@@ -38,7 +39,8 @@ std::vector<std::size_t> broadcast_strides(const Shape& input, const Shape& outp
 
 namespace {
 
-// Applies `combine` to every pair of broadcast elements, in the output's row-major order.
+// Applies `combine` to every pair of broadcast elements, in the output's row-major
+// order.
 template <typename Combine>
 std::expected<Tensor, TensorError> elementwise(std::string_view op, const Tensor& a,
                                                const Tensor& b, Combine combine) {
@@ -50,7 +52,9 @@ std::expected<Tensor, TensorError> elementwise(std::string_view op, const Tensor
   values.reserve(out_shape->element_count().value_or(0));
   const auto av = a.values();
   const auto bv = b.values();
-  for_each_strided<2>(*out_shape, {std::span<const std::size_t>(a_strides), std::span<const std::size_t>(b_strides)},
+  for_each_strided<2>(*out_shape,
+                      {std::span<const std::size_t>(a_strides),
+                       std::span<const std::size_t>(b_strides)},
                       [&](const std::array<std::size_t, 2>& at) {
                         values.push_back(combine(av[at[0]], bv[at[1]]));
                       });
@@ -73,22 +77,25 @@ std::expected<Tensor, TensorError> multiply(const Tensor& a, const Tensor& b) {
 
 std::expected<Tensor, TensorError> scale(const Tensor& input, double factor) {
   Tensor out = input;
-  for (double& v : out.mutable_values()) v *= factor;
+  for (double& v : out.mutable_values())
+    v *= factor;
   return out;
 }
 
 std::expected<Tensor, TensorError> sum(const Tensor& input) {
   double total = 0.0;
-  for (double v : input.values()) total += v;
+  for (double v : input.values())
+    total += v;
   return Tensor::scalar(total);
 }
 
 std::expected<Tensor, TensorError> sum_to(const Tensor& input, const Shape& target) {
   const auto reduce_error = [&] {
-    return std::unexpected(TensorError{TensorErrorCode::reduce_mismatch, "sum_to",
-                                       {input.shape(), target}, {}});
+    return std::unexpected(TensorError{
+        TensorErrorCode::reduce_mismatch, "sum_to", {input.shape(), target}, {}});
   };
-  // target must broadcast to the input's shape, and the broadcast must be the input's shape.
+  // target must broadcast to the input's shape, and the broadcast must be the input's
+  // shape.
   if (target.rank() > input.rank()) return reduce_error();
   auto joint = broadcast_shapes(target, input.shape(), "sum_to");
   if (!joint || *joint != input.shape()) return reduce_error();
@@ -98,8 +105,11 @@ std::expected<Tensor, TensorError> sum_to(const Tensor& input, const Shape& targ
   const auto out_strides = broadcast_strides(target, input.shape());
   const auto in = input.values();
   auto acc = out.mutable_values();
-  for_each_strided<2>(input.shape(), {std::span<const std::size_t>(in_strides), std::span<const std::size_t>(out_strides)},
-                      [&](const std::array<std::size_t, 2>& at) { acc[at[1]] += in[at[0]]; });
+  for_each_strided<2>(
+      input.shape(),
+      {std::span<const std::size_t>(in_strides),
+       std::span<const std::size_t>(out_strides)},
+      [&](const std::array<std::size_t, 2>& at) { acc[at[1]] += in[at[0]]; });
   return out;
 }
 

@@ -11,7 +11,8 @@ std::string_view describe(TensorErrorCode code) noexcept {
     case TensorErrorCode::rank_too_small: return "rank too small";
     case TensorErrorCode::broadcast_mismatch: return "shapes do not broadcast";
     case TensorErrorCode::inner_dimension_mismatch: return "inner dimension mismatch";
-    case TensorErrorCode::reduce_mismatch: return "target shape does not broadcast to input";
+    case TensorErrorCode::reduce_mismatch:
+      return "target shape does not broadcast to input";
     case TensorErrorCode::non_finite_input: return "non-finite input";
     case TensorErrorCode::fully_masked_row: return "fully masked row";
   }
@@ -20,8 +21,8 @@ std::string_view describe(TensorErrorCode code) noexcept {
 
 }  // namespace llmfs::tensor
 
-auto fmt::formatter<llmfs::tensor::TensorError>::format(const llmfs::tensor::TensorError& error,
-                                                        fmt::format_context& ctx) const
+auto fmt::formatter<llmfs::tensor::TensorError>::format(
+    const llmfs::tensor::TensorError& error, fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
   auto out = fmt::format_to(ctx.out(), "{}: {}", error.op, describe(error.code));
   if (!error.shapes.empty()) {
@@ -31,8 +32,8 @@ auto fmt::formatter<llmfs::tensor::TensorError>::format(const llmfs::tensor::Ten
   return out;
 }
 
-auto fmt::formatter<llmfs::tensor::TensorErrorCode>::format(llmfs::tensor::TensorErrorCode code,
-                                                            fmt::format_context& ctx) const
+auto fmt::formatter<llmfs::tensor::TensorErrorCode>::format(
+    llmfs::tensor::TensorErrorCode code, fmt::format_context& ctx) const
     -> decltype(ctx.out()) {
   return fmt::format_to(ctx.out(), "{}", describe(code));
 }

@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// \brief Reshape and axis transpose: changing how the same elements are indexed (Chapter 9).
+/// \brief Reshape and axis transpose: changing how the same elements are indexed
+/// (Chapter 9).
 
 #include <cstddef>
 #include <expected>
@@ -13,18 +14,20 @@ namespace llmfs::tensor {
 /// `[2,6] -> [2,3,2]` keeps element order; only the indexing changes.
 /// \return TensorErrorCode::size_mismatch if the element counts differ,
 ///         TensorErrorCode::element_count_overflow if the new shape's count overflows.
-[[nodiscard]] std::expected<Tensor, TensorError> reshape(const Tensor& input, Shape shape);
+[[nodiscard]] std::expected<Tensor, TensorError> reshape(const Tensor& input,
+                                                         Shape shape);
 
 /// Swaps two axes and materialises the result as a new contiguous tensor:
 /// `out[..i..j..] = in[..j..i..]`, e.g. `[B,T,h,d_h] --transpose(1,2)--> [B,h,T,d_h]`.
 /// Swapping an axis with itself copies the tensor unchanged.
 /// \return TensorErrorCode::axis_out_of_range if either axis is not below the rank.
-[[nodiscard]] std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t axis_a,
+[[nodiscard]] std::expected<Tensor, TensorError> transpose(const Tensor& input,
+                                                           std::size_t axis_a,
                                                            std::size_t axis_b);
 
-/// Columns `[begin, end)` of the last axis as a new contiguous tensor: `[..., n] -> [..., end−begin]`,
-/// `out[..., j] = in[..., begin + j]`. Cuts PyTorch's combined Q/K/V product into its blocks.
-/// \return TensorErrorCode::rank_too_small for a rank-0 input,
+/// Columns `[begin, end)` of the last axis as a new contiguous tensor: `[..., n] ->
+/// [..., end−begin]`, `out[..., j] = in[..., begin + j]`. Cuts PyTorch's combined Q/K/V
+/// product into its blocks. \return TensorErrorCode::rank_too_small for a rank-0 input,
 ///         TensorErrorCode::index_out_of_range if `begin > end` or `end > n`
 ///         (op `"slice_last_axis"`).
 [[nodiscard]] std::expected<Tensor, TensorError> slice_last_axis(const Tensor& input,

@@ -1,7 +1,7 @@
 #pragma once
 /// \file
-/// \brief The text form of numbers used by the Tensor formatter and by every report and trace
-/// (Chapter 8). The tensor module owns it so that it depends on nothing above it.
+/// \brief The text form of numbers used by the Tensor formatter and by every report and
+/// trace (Chapter 8). The tensor module owns it so that it depends on nothing above it.
 
 #include <span>
 #include <string>

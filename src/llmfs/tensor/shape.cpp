@@ -1,13 +1,14 @@
-#include <llmfs/tensor/shape.hpp>
-
 #include <limits>
+
+#include <llmfs/tensor/shape.hpp>
 
 namespace llmfs::tensor {
 
 std::optional<std::size_t> Shape::element_count() const noexcept {
   std::size_t count = 1;
   for (std::size_t length : dims_) {
-    if (length == 0) return 0;  // an empty axis empties the tensor whatever the others are
+    if (length == 0)
+      return 0;  // an empty axis empties the tensor whatever the others are
   }
   for (std::size_t length : dims_) {
     if (count > std::numeric_limits<std::size_t>::max() / length) return std::nullopt;

@@ -14,8 +14,8 @@ namespace llmfs::tensor {
 
 /// The axis lengths of a tensor, outermost axis first; rank 0 is a scalar.
 ///
-/// A Shape is a value type. It formats with fmt as `[1,3,4]` (no spaces; `[]` for rank 0).
-/// Axis lengths of zero are allowed (an empty batch `[0,3,4]` holds no elements).
+/// A Shape is a value type. It formats with fmt as `[1,3,4]` (no spaces; `[]` for rank
+/// 0). Axis lengths of zero are allowed (an empty batch `[0,3,4]` holds no elements).
 class Shape {
  public:
   /// The rank-0 shape `[]` of a scalar (one element).
@@ -27,13 +27,19 @@ class Shape {
 
   /// Number of axes.
   [[nodiscard]] std::size_t rank() const noexcept { return dims_.size(); }
-  /// Length of one axis. Precondition: `axis < rank()` (library code checks before indexing).
-  [[nodiscard]] std::size_t operator[](std::size_t axis) const noexcept { return dims_[axis]; }
+  /// Length of one axis. Precondition: `axis < rank()` (library code checks before
+  /// indexing).
+  [[nodiscard]] std::size_t operator[](std::size_t axis) const noexcept {
+    return dims_[axis];
+  }
   /// All axis lengths, outermost first.
   [[nodiscard]] std::span<const std::size_t> dims() const noexcept { return dims_; }
   /// The axis lengths as a vector (a copy), for building derived shapes.
-  [[nodiscard]] const std::vector<std::size_t>& as_vector() const noexcept { return dims_; }
-  /// Product of the axis lengths (1 for rank 0), or nothing if it overflows `std::size_t`.
+  [[nodiscard]] const std::vector<std::size_t>& as_vector() const noexcept {
+    return dims_;
+  }
+  /// Product of the axis lengths (1 for rank 0), or nothing if it overflows
+  /// `std::size_t`.
   [[nodiscard]] std::optional<std::size_t> element_count() const noexcept;
 
   /// Iterator to the outermost axis length.
@@ -48,8 +54,9 @@ class Shape {
   std::vector<std::size_t> dims_;
 };
 
-/// Row-major strides of a contiguous tensor of this shape: the last axis has stride 1 and
-/// `stride[i] = stride[i+1] * shape[i+1]`. Precondition: the element count does not overflow.
+/// Row-major strides of a contiguous tensor of this shape: the last axis has stride 1
+/// and `stride[i] = stride[i+1] * shape[i+1]`. Precondition: the element count does not
+/// overflow.
 [[nodiscard]] std::vector<std::size_t> row_major_strides(const Shape& shape);
 
 }  // namespace llmfs::tensor

@@ -1,10 +1,9 @@
-#include <llmfs/tensor/tensor.hpp>
-
 #include <bit>
 #include <cstdint>
 #include <stdexcept>
 
 #include <llmfs/tensor/number_format.hpp>
+#include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::tensor {
 
@@ -12,7 +11,9 @@ namespace {
 
 std::size_t checked_count(const Shape& shape) {
   const auto count = shape.element_count();
-  if (!count) throw std::length_error(fmt::format("tensor shape {} has too many elements", shape));
+  if (!count)
+    throw std::length_error(
+        fmt::format("tensor shape {} has too many elements", shape));
   return *count;
 }
 
@@ -23,32 +24,41 @@ Tensor::Tensor() : values_(1, 0.0) {}
 Tensor::Tensor(Shape shape, std::vector<double> values)
     : shape_(std::move(shape)), values_(std::move(values)) {}
 
-std::expected<Tensor, TensorError> Tensor::from(Shape shape, std::vector<double> values) {
+std::expected<Tensor, TensorError> Tensor::from(Shape shape,
+                                                std::vector<double> values) {
   const auto count = shape.element_count();
   if (!count) {
-    return std::unexpected(TensorError{TensorErrorCode::element_count_overflow, "tensor", {shape}, {}});
+    return std::unexpected(
+        TensorError{TensorErrorCode::element_count_overflow, "tensor", {shape}, {}});
   }
   if (*count != values.size()) {
-    return std::unexpected(TensorError{TensorErrorCode::size_mismatch, "tensor", {shape},
-                                       fmt::format("shape holds {} elements, got {} values",
-                                                   *count, values.size())});
+    return std::unexpected(TensorError{
+        TensorErrorCode::size_mismatch,
+        "tensor",
+        {shape},
+        fmt::format("shape holds {} elements, got {} values", *count, values.size())});
   }
   return Tensor(std::move(shape), std::move(values));
 }
 
-Tensor Tensor::zeros(Shape shape) { return full(std::move(shape), 0.0); }
+Tensor Tensor::zeros(Shape shape) {
+  return full(std::move(shape), 0.0);
+}
 
 Tensor Tensor::full(Shape shape, double value) {
   const std::size_t count = checked_count(shape);
   return Tensor(std::move(shape), std::vector<double>(count, value));
 }
 
-Tensor Tensor::scalar(double value) { return Tensor(Shape{}, std::vector<double>{value}); }
+Tensor Tensor::scalar(double value) {
+  return Tensor(Shape{}, std::vector<double>{value});
+}
 
-std::expected<double, TensorError> Tensor::at(std::span<const std::size_t> index) const {
+std::expected<double, TensorError> Tensor::at(
+    std::span<const std::size_t> index) const {
   const auto error = [&](std::string detail) {
-    return std::unexpected(
-        TensorError{TensorErrorCode::index_out_of_range, "at", {shape_}, std::move(detail)});
+    return std::unexpected(TensorError{
+        TensorErrorCode::index_out_of_range, "at", {shape_}, std::move(detail)});
   };
   if (index.size() != rank()) {
     return error(fmt::format("index [{}] has rank {}, tensor has rank {}",
@@ -65,14 +75,17 @@ std::expected<double, TensorError> Tensor::at(std::span<const std::size_t> index
   return values_[offset];
 }
 
-std::size_t max_element_count() noexcept { return std::vector<double>().max_size(); }
+std::size_t max_element_count() noexcept {
+  return std::vector<double>().max_size();
+}
 
 bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept {
   if (a.shape() != b.shape()) return false;
   const auto av = a.values();
   const auto bv = b.values();
   for (std::size_t i = 0; i < av.size(); ++i) {
-    if (std::bit_cast<std::uint64_t>(av[i]) != std::bit_cast<std::uint64_t>(bv[i])) return false;
+    if (std::bit_cast<std::uint64_t>(av[i]) != std::bit_cast<std::uint64_t>(bv[i]))
+      return false;
   }
   return true;
 }

@@ -17,9 +17,10 @@ namespace llmfs::tensor {
 
 /// A dense tensor of `double`: a Shape and its elements in row-major (C) order.
 ///
-/// Element `(i0, i1, ..., ik)` lives at `Σ i_a · stride_a` with row_major_strides(shape()).
-/// Every operation returns a new contiguous tensor; there are no aliasing views. A Tensor
-/// formats with fmt as `shape:[2,2] values:[1.000000,2.000000,3.000000,4.000000]`.
+/// Element `(i0, i1, ..., ik)` lives at `Σ i_a · stride_a` with
+/// row_major_strides(shape()). Every operation returns a new contiguous tensor; there
+/// are no aliasing views. A Tensor formats with fmt as `shape:[2,2]
+/// values:[1.000000,2.000000,3.000000,4.000000]`.
 class Tensor {
  public:
   /// The rank-0 tensor holding 0.0.
@@ -28,10 +29,11 @@ class Tensor {
   /// A tensor from its shape and row-major values.
   /// \return TensorErrorCode::size_mismatch if `values.size()` differs from the element
   ///         count, TensorErrorCode::element_count_overflow if that count overflows.
-  [[nodiscard]] static std::expected<Tensor, TensorError> from(Shape shape,
-                                                               std::vector<double> values);
-  /// A tensor of zeros. Throws std::length_error (as std::vector does) if the element count
-  /// overflows or exceeds max_element_count(); use from() for a checked construction.
+  [[nodiscard]] static std::expected<Tensor, TensorError> from(
+      Shape shape, std::vector<double> values);
+  /// A tensor of zeros. Throws std::length_error (as std::vector does) if the element
+  /// count overflows or exceeds max_element_count(); use from() for a checked
+  /// construction.
   [[nodiscard]] static Tensor zeros(Shape shape);
   /// A tensor with every element equal to `value` (same overflow rule as zeros()).
   [[nodiscard]] static Tensor full(Shape shape, double value);
@@ -50,16 +52,19 @@ class Tensor {
   [[nodiscard]] std::span<double> mutable_values() noexcept { return values_; }
 
   /// Checked element access by multi-index, e.g. `t.at({0, 2, 1})`.
-  /// \return TensorErrorCode::index_out_of_range if the index rank differs from rank() or
+  /// \return TensorErrorCode::index_out_of_range if the index rank differs from rank()
+  /// or
   ///         an entry is not below its axis length.
-  [[nodiscard]] std::expected<double, TensorError> at(std::span<const std::size_t> index) const;
+  [[nodiscard]] std::expected<double, TensorError> at(
+      std::span<const std::size_t> index) const;
   /// Checked element access by a braced multi-index (see the span overload).
   [[nodiscard]] std::expected<double, TensorError> at(
       std::initializer_list<std::size_t> index) const {
     return at(std::span<const std::size_t>(index.begin(), index.size()));
   }
 
-  /// Equal shapes and elementwise `==` values (so NaN never compares equal, and 0.0 == -0.0).
+  /// Equal shapes and elementwise `==` values (so NaN never compares equal, and 0.0 ==
+  /// -0.0).
   friend bool operator==(const Tensor&, const Tensor&) = default;
 
  private:
@@ -68,18 +73,21 @@ class Tensor {
   std::vector<double> values_;
 };
 
-/// The largest element count a Tensor can store (`std::vector<double>::max_size()`). Library
-/// code that builds a tensor from a caller's sizes checks against it before allocating, so
-/// that an oversized request comes back as a typed error instead of std::length_error.
+/// The largest element count a Tensor can store (`std::vector<double>::max_size()`).
+/// Library code that builds a tensor from a caller's sizes checks against it before
+/// allocating, so that an oversized request comes back as a typed error instead of
+/// std::length_error.
 [[nodiscard]] std::size_t max_element_count() noexcept;
 
-/// True when both tensors have the same shape and every element has the same bit pattern
-/// (distinguishes 0.0 from -0.0 and compares NaN payloads): the replay test's notion of equal.
+/// True when both tensors have the same shape and every element has the same bit
+/// pattern (distinguishes 0.0 from -0.0 and compares NaN payloads): the replay test's
+/// notion of equal.
 [[nodiscard]] bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept;
 
 }  // namespace llmfs::tensor
 
-/// Formats a Tensor as `shape:[a,b] values:[v0,v1,...]`, six decimals, negative zero as 0.000000.
+/// Formats a Tensor as `shape:[a,b] values:[v0,v1,...]`, six decimals, negative zero as
+/// 0.000000.
 template <>
 struct fmt::formatter<llmfs::tensor::Tensor> : fmt::formatter<fmt::string_view> {
   /// Writes the tensor into the context's output.

@@ -1,14 +1,16 @@
+#include <algorithm>
+#include <string>
+
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <llmfs/attention/detail/checks.hpp>
-#include <string>
 
 namespace llmfs::attention::detail {
 
 namespace {
 
-AttentionError error(AttentionErrorCode code, std::string_view stage, std::string detail) {
+AttentionError error(AttentionErrorCode code, std::string_view stage,
+                     std::string detail) {
   return AttentionError{code, std::string(stage), std::move(detail), {}};
 }
 
@@ -18,7 +20,8 @@ bool same_leading_axes(const tensor::Shape& a, const tensor::Shape& b) {
 
 }  // namespace
 
-std::optional<AttentionError> check_pair(std::string_view stage, const tensor::Shape& query,
+std::optional<AttentionError> check_pair(std::string_view stage,
+                                         const tensor::Shape& query,
                                          const tensor::Shape& key) {
   if (query.rank() < 2 || key.rank() != query.rank()) {
     return error(AttentionErrorCode::input_rank, stage,
@@ -30,7 +33,8 @@ std::optional<AttentionError> check_pair(std::string_view stage, const tensor::S
   }
   const std::size_t rank = query.rank();
   if (query[rank - 1] != key[rank - 1]) {
-    return error(AttentionErrorCode::key_width, stage, fmt::format("query {}, key {}", query, key));
+    return error(AttentionErrorCode::key_width, stage,
+                 fmt::format("query {}, key {}", query, key));
   }
   if (key[rank - 1] == 0) {
     return error(AttentionErrorCode::zero_key_width, stage, fmt::format("key {}", key));
@@ -38,8 +42,10 @@ std::optional<AttentionError> check_pair(std::string_view stage, const tensor::S
   return std::nullopt;
 }
 
-std::optional<AttentionError> check_value(std::string_view stage, const tensor::Shape& query,
-                                          const tensor::Shape& key, const tensor::Shape& value) {
+std::optional<AttentionError> check_value(std::string_view stage,
+                                          const tensor::Shape& query,
+                                          const tensor::Shape& key,
+                                          const tensor::Shape& value) {
   if (auto invalid = check_pair(stage, query, key)) return invalid;
   if (value.rank() != key.rank()) {
     return error(AttentionErrorCode::input_rank, stage,
@@ -62,7 +68,8 @@ std::optional<AttentionError> check_value(std::string_view stage, const tensor::
 }
 
 AttentionError wrap(std::string_view stage, autograd::AutogradError cause) {
-  return AttentionError{AttentionErrorCode::autograd, std::string(stage), "", std::move(cause)};
+  return AttentionError{AttentionErrorCode::autograd, std::string(stage), "",
+                        std::move(cause)};
 }
 
 }  // namespace llmfs::attention::detail

@@ -15,13 +15,15 @@ namespace llmfs::attention::detail {
                                                        const tensor::Shape& query,
                                                        const tensor::Shape& key);
 
-/// check_pair(), then `V [..., T_k, d_v]` and non-empty token axes; nothing if they fit.
+/// check_pair(), then `V [..., T_k, d_v]` and non-empty token axes; nothing if they
+/// fit.
 [[nodiscard]] std::optional<AttentionError> check_value(std::string_view stage,
                                                         const tensor::Shape& query,
                                                         const tensor::Shape& key,
                                                         const tensor::Shape& value);
 
 /// Wraps a tape error with the attention stage that failed.
-[[nodiscard]] AttentionError wrap(std::string_view stage, autograd::AutogradError cause);
+[[nodiscard]] AttentionError wrap(std::string_view stage,
+                                  autograd::AutogradError cause);
 
 }  // namespace llmfs::attention::detail
