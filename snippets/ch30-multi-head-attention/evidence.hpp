@@ -22,8 +22,7 @@
 
 namespace ch30 {
 
-// ---------------------------------------------------------------------------- the
-// fixture
+// the fixture
 
 inline constexpr std::size_t kBatch = 1;
 inline constexpr std::size_t kTokens = 3;
@@ -88,7 +87,7 @@ struct FixtureRun {
 [[nodiscard]] std::expected<llmfs::tensor::Tensor, Failure> value_of(
     const llmfs::autograd::TensorValue& node, std::string_view what);
 
-// ---------------------------------------------------------------------------- evidence
+// evidence
 
 /// The fixture's tensors, its invariants and its gradients.
 struct PrimaryEvidence {

@@ -184,7 +184,7 @@ TEST(GradientCheck, PropagatesTheLossBuildersError) {
       inputs, {1e-6, 1e-6});
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, AutogradErrorCode::tensor);
-  EXPECT_EQ(r.error().op, "matmul");
+  EXPECT_EQ(r.error().stage, "matmul");
 }
 
 TEST(GradientCheck, ReportsCoordinateCountsPerInput) {
