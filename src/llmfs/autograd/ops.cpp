@@ -16,7 +16,7 @@ using tensor::TensorError;
 // The forward values of an op's inputs, after checking that they are live and share one
 // tape.
 template <std::size_t N>
-std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
+[[nodiscard]] std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
     std::string_view op, const std::array<const TensorValue*, N>& values) {
   std::array<const Tensor*, N> out{};
   for (std::size_t i = 0; i < N; ++i) {
@@ -37,10 +37,9 @@ std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
 }
 
 // Adds `gradient`, reduced to the parent's shape, into parent `index` if it wants one.
-std::expected<void, AutogradError> accumulate_reduced(BackwardContext& ctx,
-                                                      std::size_t index,
-                                                      const Tensor& gradient,
-                                                      std::string_view stage) {
+[[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
+    BackwardContext& ctx, std::size_t index, const Tensor& gradient,
+    std::string_view stage) {
   if (!ctx.needs_gradient(index)) return {};
   if (gradient.shape() == ctx.parent_value(index).shape())
     return ctx.accumulate(index, gradient);
@@ -50,7 +49,7 @@ std::expected<void, AutogradError> accumulate_reduced(BackwardContext& ctx,
 }
 
 // Last-two-axes transpose of a rank >= 2 tensor.
-std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
+[[nodiscard]] std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
   return tensor::transpose(t, t.rank() - 2, t.rank() - 1);
 }
 

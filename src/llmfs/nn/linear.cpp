@@ -16,9 +16,10 @@ std::string stage_of(std::string_view name) {
 }
 
 // A layer `name` of in·out weights (and out biases) can be drawn on `tape`.
-std::expected<void, NnError> check_create(const autograd::Tape& tape,
-                                          std::string_view name, std::size_t in,
-                                          std::size_t out) {
+[[nodiscard]] std::expected<void, NnError> check_create(const autograd::Tape& tape,
+                                                        std::string_view name,
+                                                        std::size_t in,
+                                                        std::size_t out) {
   if (name.empty()) return reject(NnErrorCode::empty_name, stage_of(name));
   if (in == 0 || out == 0) {
     return reject(NnErrorCode::zero_width, stage_of(name),
@@ -35,7 +36,7 @@ std::expected<void, NnError> check_create(const autograd::Tape& tape,
 }
 
 // A weight [in, out] and an optional bias [out] on the same tape, under distinct names.
-std::expected<void, NnError> check_parameters(
+[[nodiscard]] std::expected<void, NnError> check_parameters(
     const NamedParameter& weight, const std::optional<NamedParameter>& bias) {
   const std::string stage = stage_of(weight.name);
   if (weight.name.empty()) return reject(NnErrorCode::empty_name, stage, "weight");
@@ -64,8 +65,9 @@ std::expected<void, NnError> check_parameters(
 }
 
 // An input [..., T, in] for a layer of input width `in`.
-std::expected<void, NnError> check_input(const tensor::Shape& shape, std::size_t in,
-                                         std::string_view name) {
+[[nodiscard]] std::expected<void, NnError> check_input(const tensor::Shape& shape,
+                                                       std::size_t in,
+                                                       std::string_view name) {
   if (shape.rank() < 2) {
     return reject(NnErrorCode::input_rank, stage_of(name),
                   fmt::format("got shape {}", shape));

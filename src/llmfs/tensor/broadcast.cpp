@@ -42,8 +42,10 @@ namespace {
 // Applies `combine` to every pair of broadcast elements, in the output's row-major
 // order.
 template <typename Combine>
-std::expected<Tensor, TensorError> elementwise(std::string_view op, const Tensor& a,
-                                               const Tensor& b, Combine combine) {
+[[nodiscard]] std::expected<Tensor, TensorError> elementwise(std::string_view op,
+                                                             const Tensor& a,
+                                                             const Tensor& b,
+                                                             Combine combine) {
   auto out_shape = broadcast_shapes(a.shape(), b.shape(), op);
   if (!out_shape) return std::unexpected(out_shape.error());
   const auto a_strides = broadcast_strides(a.shape(), *out_shape);
