@@ -1,3 +1,4 @@
+// Chapter 15
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
