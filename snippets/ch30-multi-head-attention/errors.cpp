@@ -1,3 +1,4 @@
+// Chapter 30
 // One refused configuration or input per typed error of the multi-head layer.
 
 #include <limits>

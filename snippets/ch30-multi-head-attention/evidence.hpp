@@ -1,3 +1,4 @@
+// Chapter 30
 #pragma once
 // Chapter 30's program: the frozen fixture, every value its report and trace print, and
 // the functions that gather and render them. The chapter's tests read the same structs.

@@ -1,3 +1,4 @@
+// Chapter 30
 // Central differences on all 12 + 4·16 = 76 coordinates of the fixture's loss
 // L = Σ MHA(X) ⊙ U, at step δ = 1e-6 and tolerance 8e-6.
 

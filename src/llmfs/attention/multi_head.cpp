@@ -1,3 +1,4 @@
+// Chapter 30
 #include <limits>
 #include <vector>
 

@@ -1,3 +1,4 @@
+// Chapter 30
 #pragma once
 /// \file
 /// \brief Multi-head causal self-attention with RoPE: full-width projections, head

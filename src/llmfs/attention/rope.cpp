@@ -1,3 +1,4 @@
+// Chapter 29
 #include <cmath>
 #include <limits>
 #include <vector>

@@ -1,3 +1,4 @@
+// Chapter 29
 #pragma once
 /// \file
 /// \brief Rotary position embedding on adjacent coordinate pairs (Su et al. 2021;

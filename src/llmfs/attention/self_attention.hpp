@@ -1,3 +1,4 @@
+// Chapter 27
 #pragma once
 /// \file
 /// \brief One scaled dot-product attention head (Vaswani et al. 2017 §3.2.1; Chapter

@@ -1,3 +1,4 @@
+// Chapter 13
 #include <llmfs/autograd/error.hpp>
 
 namespace llmfs::autograd {

@@ -1,3 +1,4 @@
+// Chapter 13
 #pragma once
 /// \file
 /// \brief The autograd module's one typed error (Chapters 13–16).

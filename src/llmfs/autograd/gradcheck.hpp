@@ -1,3 +1,4 @@
+// Chapter 13
 #pragma once
 /// \file
 /// \brief Gradient checking by central differences (Chapter 13).

@@ -1,3 +1,4 @@
+// Chapter 15
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>

@@ -1,3 +1,4 @@
+// Chapter 15
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/autograd/tape_state.hpp>
 #include <llmfs/core/try.hpp>

@@ -1,3 +1,4 @@
+// Chapter 15
 #pragma once
 /// \file
 /// \brief The reverse-mode tape: nodes, value handles, recording ops and backward

@@ -1,6 +1,7 @@
+// Chapter 15
 #pragma once
 // Internal to the autograd module: the shared state behind Tape and TensorValue
-// handles.
+// handles (Chapter 15).
 
 #include <deque>
 #include <memory>

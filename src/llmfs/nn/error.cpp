@@ -1,3 +1,4 @@
+// Chapter 17
 #include <llmfs/nn/error.hpp>
 
 namespace llmfs::nn {

@@ -1,3 +1,4 @@
+// Chapter 17
 #pragma once
 /// \file
 /// \brief The nn module's one typed error: parameters, initialization, Linear and Q/K/V

@@ -1,3 +1,4 @@
+// Chapter 17
 #include <cmath>
 #include <vector>
 

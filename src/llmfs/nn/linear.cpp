@@ -1,3 +1,4 @@
+// Chapter 19
 #include <string>
 
 #include <fmt/format.h>

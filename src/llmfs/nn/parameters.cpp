@@ -1,3 +1,4 @@
+// Chapter 17
 #include <fmt/format.h>
 
 #include <llmfs/nn/parameters.hpp>

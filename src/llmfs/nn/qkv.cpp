@@ -1,3 +1,4 @@
+// Chapter 26
 #include <algorithm>
 #include <string>
 #include <vector>

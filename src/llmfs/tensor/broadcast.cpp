@@ -1,3 +1,4 @@
+// Chapter 10
 #include <algorithm>
 #include <array>
 #include <string>

@@ -1,6 +1,8 @@
+// Chapter 27
 #pragma once
 /// \file
-/// \brief Shape checks shared by the single-head attention functions (internal).
+/// \brief Shape checks shared by the single-head attention functions (internal;
+/// Chapter 27).
 
 #include <expected>
 #include <string_view>
