@@ -3,6 +3,7 @@
 #include <array>
 #include <string>
 
+#include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/strided.hpp>
 
@@ -47,21 +48,20 @@ template <typename Combine>
                                                              const Tensor& a,
                                                              const Tensor& b,
                                                              Combine combine) {
-  auto out_shape = broadcast_shapes(a.shape(), b.shape(), op);
-  if (!out_shape) return std::unexpected(out_shape.error());
-  const auto a_strides = broadcast_strides(a.shape(), *out_shape);
-  const auto b_strides = broadcast_strides(b.shape(), *out_shape);
+  auto out_shape = LLMFS_TRY(broadcast_shapes(a.shape(), b.shape(), op));
+  const auto a_strides = broadcast_strides(a.shape(), out_shape);
+  const auto b_strides = broadcast_strides(b.shape(), out_shape);
   std::vector<double> values;
-  values.reserve(out_shape->element_count().value_or(0));
+  values.reserve(out_shape.element_count().value_or(0));
   const auto av = a.values();
   const auto bv = b.values();
-  for_each_strided<2>(*out_shape,
+  for_each_strided<2>(out_shape,
                       {std::span<const std::size_t>(a_strides),
                        std::span<const std::size_t>(b_strides)},
                       [&](const std::array<std::size_t, 2>& at) {
                         values.push_back(combine(av[at[0]], bv[at[1]]));
                       });
-  return Tensor::from(std::move(*out_shape), std::move(values));
+  return Tensor::from(std::move(out_shape), std::move(values));
 }
 
 }  // namespace
