@@ -15,6 +15,8 @@ namespace ag = llmfs::autograd;
 using llmfs::attention::RotaryEmbedding;
 using llmfs::tensor::Tensor;
 
+namespace {
+
 // region: relative-scores
 // Rotate queries and keys at one offset, then take every dot product:
 // S[p][s] = q̃_p · k̃_s, unscaled, so the numbers match the chapter's cosines.
@@ -33,6 +35,8 @@ Step<RelativeScores> relative_scores(const RotaryEmbedding& rope, const Tensor& 
   return RelativeScores{*rotated_query.value(), *scores.value()};
 }
 // endregion: relative-scores
+
+}  // namespace
 
 // region: value-policy
 // Only queries and keys are rotated: the weights then depend on gaps alone, and the

@@ -27,11 +27,6 @@ struct RelativeScores {
   llmfs::tensor::Tensor scores;         ///< [1, T, T], unscaled
 };
 
-/// Rotates `query` and `key` ([1, T, d]) at `offset` and takes every dot product.
-[[nodiscard]] Step<RelativeScores> relative_scores(
-    const llmfs::attention::RotaryEmbedding& rope, const llmfs::tensor::Tensor& query,
-    const llmfs::tensor::Tensor& key, std::size_t offset);
-
 /// Causal attention on rotated queries and keys: the real layer (values unrotated) and
 /// the contrast that rotates the values as well.
 struct ValuePolicy {

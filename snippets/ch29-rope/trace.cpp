@@ -16,16 +16,6 @@ namespace ch29 {
 
 using llmfs::report::Record;
 
-namespace {
-
-// `count` values of a row-major tensor from `start`.
-std::span<const double> slice(const llmfs::tensor::Tensor& tensor, std::size_t start,
-                              std::size_t count) {
-  return tensor.values().subspan(start, count);
-}
-
-}  // namespace
-
 std::string render_trace(const Evidence& e) {
   constexpr std::size_t pairs = Fixture::width / 2, tokens = Fixture::tokens;
   const auto theta = e.rope.frequencies();
@@ -58,9 +48,9 @@ std::string render_trace(const Evidence& e) {
     for (std::size_t t = 0; t < tokens; ++t) {
       const std::size_t position = run.offset + t;
       for (std::size_t i = 0; i < pairs; ++i) {
-        const auto before = slice(input, t * Fixture::width + 2 * i, 2);
+        const auto before = input.values().subspan(t * Fixture::width + 2 * i, 2);
         const auto after =
-            slice(run.relative.rotated_query, t * Fixture::width + 2 * i, 2);
+            run.relative.rotated_query.values().subspan(t * Fixture::width + 2 * i, 2);
         lines.push_back(
             Record("TURN")
                 .field("offset", run.offset)
@@ -98,7 +88,7 @@ std::string render_trace(const Evidence& e) {
     record.field("query", p);
     for (const OffsetRun& run : e.runs)
       record.field(fmt::format("offset_{}", run.offset),
-                   slice(run.attention.weights, p * tokens, tokens));
+                   run.attention.weights.values().subspan(p * tokens, tokens));
     lines.push_back(record.str());
   }
   const OffsetRun& last = e.runs.back();
@@ -106,11 +96,12 @@ std::string render_trace(const Evidence& e) {
     Record record("OUTPUT");
     record.field("token", t);
     for (const OffsetRun& run : e.runs)
-      record.field(fmt::format("offset_{}", run.offset),
-                   slice(run.attention.output, t * Fixture::width, Fixture::width));
+      record.field(
+          fmt::format("offset_{}", run.offset),
+          run.attention.output.values().subspan(t * Fixture::width, Fixture::width));
     record.field(fmt::format("values_rotated_offset_{}", last.offset),
-                 slice(last.attention.output_if_values_rotated, t * Fixture::width,
-                       Fixture::width));
+                 last.attention.output_if_values_rotated.values().subspan(
+                     t * Fixture::width, Fixture::width));
     lines.push_back(record.str());
   }
   return snippets::join_lines(lines);
