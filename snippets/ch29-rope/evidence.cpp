@@ -1,5 +1,5 @@
 // Chapter 29
-// Chapter 29: gathers every value the report and the trace print.
+// Gathers every value the report and the trace print.
 
 #include "evidence.hpp"
 

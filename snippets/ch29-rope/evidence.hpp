@@ -1,6 +1,6 @@
 // Chapter 29
 #pragma once
-// Chapter 29: every value the report and the trace print, gathered once from the
+// Every value the report and the trace print, gathered once from the
 // library.
 
 #include <array>

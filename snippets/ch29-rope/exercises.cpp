@@ -1,6 +1,5 @@
 // Chapter 29
-// Chapter 29: the exercise answers, each computed with the library rather than typed
-// in.
+// The exercise answers, each computed with the library rather than typed in.
 
 #include <numbers>
 #include <numeric>

@@ -1,6 +1,6 @@
 // Chapter 29
 #pragma once
-// Chapter 29, rotary position embedding: the frozen fixture, shared by the chapter's
+// Rotary position embedding: the frozen fixture, shared by the chapter's
 // program and its tests.
 
 #include <array>

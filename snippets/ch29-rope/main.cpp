@@ -1,5 +1,5 @@
 // Chapter 29
-// Chapter 29 demo: prints the report, or with --trace the diagram's records.
+// The demo: prints the report, or with --trace the diagram's records.
 
 #include "evidence.hpp"
 

@@ -1,5 +1,5 @@
 // Chapter 29
-// Chapter 29: the demo's report, one `key=...` line per fact.
+// The demo's report, one `key=...` line per fact.
 
 #include <cmath>
 #include <string>

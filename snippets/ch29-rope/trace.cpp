@@ -1,5 +1,5 @@
 // Chapter 29
-// Chapter 29: the diagram's trace records (docs/_ext/diagrams/ch29.py draws them).
+// The diagram's trace records (docs/_ext/diagrams/ch29.py draws them).
 
 #include <cmath>
 #include <numbers>
