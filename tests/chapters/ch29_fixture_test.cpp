@@ -1,7 +1,7 @@
 // Chapter 29 claims on the frozen fixture, each against the hand derivation written
 // beside it.
 //
-// The fixture (snippets/ch29-rope/evidence.hpp): width d = 4 (pairs (x0,x1), (x2,x3)),
+// The fixture (snippets/ch29-rope/fixture.hpp): width d = 4 (pairs (x0,x1), (x2,x3)),
 // base b = 100, capacity P = 6, T = 3 tokens, every query and key row x = [1,0,1,0],
 // value rows v_t = e_t, offsets 0 and 3.
 //
@@ -27,6 +27,7 @@
 //   With rotated values (the contrast) at offset 3: row 0 = R(3θ)e_0 = [cos 3, sin 3,
 //   0, 0].
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -45,6 +46,7 @@
 #include <llmfs/autograd/tape.hpp>
 
 #include "evidence.hpp"
+#include "fixture.hpp"
 
 namespace {
 
@@ -56,14 +58,45 @@ using llmfs::tensor::Tensor;
 // Six-decimal literals from the derivation above are checked to half a unit in the last
 // place.
 constexpr double kPrinted = 5e-7;
+// Equal up to rounding: two computations of the same exact quantity.
+constexpr double kTolerance = 1e-12;
 
 const ch29::Evidence& evidence() {
   static const ch29::Evidence gathered = [] {
     auto result = ch29::gather_evidence();
-    if (!result) throw std::runtime_error(result.error());
+    if (!result) throw std::runtime_error(fmt::format("{}", result.error()));
     return *result;
   }();
   return gathered;
+}
+
+// The demo's message for a rejected input, by the name the report prints it under.
+std::string error_of(const std::string& name) {
+  const auto& errors = evidence().errors;
+  const auto found =
+      std::ranges::find(errors, name, [](const auto& e) { return e.first; });
+  return found == errors.end() ? std::string("missing") : found->second;
+}
+
+// Largest |a − b| over two tensors of the same size.
+double max_difference(const Tensor& a, const Tensor& b) {
+  EXPECT_EQ(a.size(), b.size());
+  double largest = 0.0;
+  for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
+    largest = std::max(largest, std::abs(a.values()[i] - b.values()[i]));
+  return largest;
+}
+
+// The length of every row of a [1, T, d] tensor.
+std::vector<double> row_norms(const Tensor& rows) {
+  std::vector<double> norms;
+  for (std::size_t start = 0; start < rows.size(); start += 4) {
+    double sum = 0.0;
+    for (const double x : rows.values().subspan(start, 4))
+      sum += x * x;
+    norms.push_back(std::sqrt(sum));
+  }
+  return norms;
 }
 
 // The hand formula S_ps = cos(p-s) + cos(0.1(p-s)), with θ written in as the literals 1
@@ -81,9 +114,10 @@ void expect_values_near(std::span<const double> actual,
 }
 
 TEST(Ch29Fixture, RatesAreOneAndOneTenth) {
-  ASSERT_EQ(evidence().theta.size(), 2u);
-  EXPECT_DOUBLE_EQ(evidence().theta[0], 1.0);
-  EXPECT_DOUBLE_EQ(evidence().theta[1], 0.1);
+  const auto theta = evidence().rope.frequencies();
+  ASSERT_EQ(theta.size(), 2u);
+  EXPECT_DOUBLE_EQ(theta[0], 1.0);
+  EXPECT_DOUBLE_EQ(theta[1], 0.1);
 }
 
 TEST(Ch29Fixture, CosineAndSineTablesHoldPositionTimesRate) {
@@ -93,14 +127,18 @@ TEST(Ch29Fixture, CosineAndSineTablesHoldPositionTimesRate) {
   const std::vector<double> sin_printed{0.0,       0.0,      0.841471,  0.099833,
                                         0.909297,  0.198669, 0.141120,  0.295520,
                                         -0.756802, 0.389418, -0.958924, 0.479426};
-  EXPECT_EQ(evidence().cos_table.shape(), (Shape{6, 2}));
-  expect_values_near(evidence().cos_table.values(), cos_printed, kPrinted, "cos table");
-  expect_values_near(evidence().sin_table.values(), sin_printed, kPrinted, "sin table");
+  EXPECT_EQ(evidence().rope.cos_table().shape(), (Shape{6, 2}));
+  expect_values_near(evidence().rope.cos_table().values(), cos_printed, kPrinted,
+                     "cos table");
+  expect_values_near(evidence().rope.sin_table().values(), sin_printed, kPrinted,
+                     "sin table");
   for (int p = 0; p < 6; ++p) {
-    EXPECT_NEAR(evidence().cos_table.values()[2 * p], std::cos(p * 1.0), 1e-15);
-    EXPECT_NEAR(evidence().cos_table.values()[2 * p + 1], std::cos(p * 0.1), 1e-15);
-    EXPECT_NEAR(evidence().sin_table.values()[2 * p], std::sin(p * 1.0), 1e-15);
-    EXPECT_NEAR(evidence().sin_table.values()[2 * p + 1], std::sin(p * 0.1), 1e-15);
+    EXPECT_NEAR(evidence().rope.cos_table().values()[2 * p], std::cos(p * 1.0), 1e-15);
+    EXPECT_NEAR(evidence().rope.cos_table().values()[2 * p + 1], std::cos(p * 0.1),
+                1e-15);
+    EXPECT_NEAR(evidence().rope.sin_table().values()[2 * p], std::sin(p * 1.0), 1e-15);
+    EXPECT_NEAR(evidence().rope.sin_table().values()[2 * p + 1], std::sin(p * 0.1),
+                1e-15);
   }
 }
 
@@ -137,8 +175,9 @@ TEST(Ch29Fixture, ScoreTableDependsOnTheGapOnly) {
         EXPECT_NEAR(run.relative.scores.values()[3 * p + s], hand_score(p - s), 1e-14)
             << "offset " << run.offset << " p " << p << " s " << s;
   }
-  EXPECT_LE(evidence().score_diagonal_spread, ch29::kTolerance);
-  EXPECT_LE(evidence().score_shift_difference, ch29::kTolerance);
+  EXPECT_LE(max_difference(evidence().runs[0].relative.scores,
+                           evidence().runs[1].relative.scores),
+            kTolerance);
 }
 
 TEST(Ch29Fixture, CausalWeightsMatchTheHandSoftmax) {
@@ -171,8 +210,12 @@ TEST(Ch29Fixture, CausalWeightsMatchTheHandSoftmax) {
 }
 
 TEST(Ch29Fixture, SharedOffsetPreservesWeightsAndOutputs) {
-  EXPECT_LE(evidence().weight_shift_difference, ch29::kTolerance);
-  EXPECT_LE(evidence().output_shift_difference, ch29::kTolerance);
+  const ch29::OffsetRun& first = evidence().runs[0];
+  const ch29::OffsetRun& shifted = evidence().runs[1];
+  EXPECT_LE(max_difference(first.attention.weights, shifted.attention.weights),
+            kTolerance);
+  EXPECT_LE(max_difference(first.attention.output, shifted.attention.output),
+            kTolerance);
   // ...while every rotated row did change: the preservation is not a trivial no-op.
   for (std::size_t t = 0; t < 3; ++t)
     EXPECT_GT(std::abs(evidence().runs[0].relative.rotated_query.values()[4 * t] -
@@ -193,7 +236,6 @@ TEST(Ch29Fixture, ValuesAreNotRotated) {
     }
   }
   // Position 0 sees only itself: its output is v_0 bit for bit at both offsets.
-  EXPECT_TRUE(evidence().position0_output_is_v0);
   for (const ch29::OffsetRun& run : evidence().runs)
     for (std::size_t j = 0; j < 4; ++j)
       EXPECT_EQ(run.attention.output.values()[j], ch29::Fixture::values[j]);
@@ -213,8 +255,8 @@ TEST(Ch29Fixture, RotatingTheValuesWouldLeakAbsolutePosition) {
        weights[3] * std::sin(3.0) + weights[4] * std::cos(4.0), 0.0, 0.0},
       1e-15, "row 1");
   // And it differs between offsets 0 and 3, unlike the real output.
-  EXPECT_GT(ch29::max_difference(evidence().runs[0].attention.output_if_values_rotated,
-                                 run.attention.output_if_values_rotated),
+  EXPECT_GT(max_difference(evidence().runs[0].attention.output_if_values_rotated,
+                           run.attention.output_if_values_rotated),
             0.5);
 }
 
@@ -267,13 +309,11 @@ TEST(Ch29Fixture, RotatedValueContrastMatchesTheHandFormulaAtBothOffsets) {
 }
 
 TEST(Ch29Fixture, RotationPreservesEveryRowLength) {
-  for (const ch29::OffsetRun& run : evidence().runs) {
-    for (std::size_t t = 0; t < 3; ++t) {
-      EXPECT_NEAR(run.norms_before[t], std::sqrt(2.0), 1e-15);
-      EXPECT_NEAR(run.norms_after[t], std::sqrt(2.0), 1e-15);
-    }
-  }
-  EXPECT_LE(evidence().norm_difference, ch29::kTolerance);
+  for (const double before : row_norms(ch29::fixture_content_rows()))
+    EXPECT_NEAR(before, std::sqrt(2.0), 1e-15);
+  for (const ch29::OffsetRun& run : evidence().runs)
+    for (const double after : row_norms(run.relative.rotated_query))
+      EXPECT_NEAR(after, std::sqrt(2.0), 1e-15) << "offset " << run.offset;
 }
 
 TEST(Ch29Fixture, GradientIsTheUpstreamTurnedBack) {
@@ -301,10 +341,6 @@ TEST(Ch29Fixture, GradientIsTheUpstreamTurnedBack) {
     }
   }
   expect_values_near(gradient->values(), hand, 1e-15, "gradient");
-  // The demo's central-difference check covers the same 12 coordinates.
-  EXPECT_EQ(evidence().gradient.coordinates, 12u);
-  EXPECT_TRUE(evidence().gradient.passed);
-  EXPECT_LE(evidence().gradient.max_abs_error, evidence().gradient.tolerance);
 }
 
 TEST(Ch29Errors, ConfigurationErrorsAreTyped) {
@@ -324,10 +360,10 @@ TEST(Ch29Errors, ConfigurationErrorsAreTyped) {
       code_of(RotaryEmbedding::create(4, 6, std::numeric_limits<double>::infinity())),
       RopeErrorCode::invalid_base);
   // The demo prints the same failures with their stage and numbers
-  EXPECT_NE(evidence().errors.zero_width.find("RoPE configuration"), std::string::npos);
-  EXPECT_NE(evidence().errors.odd_width.find("width 3"), std::string::npos);
-  EXPECT_NE(evidence().errors.base.find("base 1"), std::string::npos);
-  EXPECT_NE(evidence().errors.zero_capacity.find("max_positions 0"), std::string::npos);
+  EXPECT_NE(error_of("zero_width").find("RoPE configuration"), std::string::npos);
+  EXPECT_NE(error_of("odd_width").find("width 3"), std::string::npos);
+  EXPECT_NE(error_of("base").find("base 1"), std::string::npos);
+  EXPECT_NE(error_of("zero_capacity").find("max_positions 0"), std::string::npos);
 }
 
 TEST(Ch29Errors, PositionIntervalIsCheckedAgainstCapacityAndOverflow) {
@@ -342,9 +378,9 @@ TEST(Ch29Errors, PositionIntervalIsCheckedAgainstCapacityAndOverflow) {
   auto wrapped = rope->rotate(rows, std::numeric_limits<std::size_t>::max() - 1);
   ASSERT_FALSE(wrapped.has_value());
   EXPECT_EQ(wrapped.error().code, RopeErrorCode::offset_overflow);
-  EXPECT_NE(evidence().errors.capacity.find("[4, 7)"), std::string::npos);
-  EXPECT_NE(evidence().errors.capacity.find("capacity 6"), std::string::npos);
-  EXPECT_NE(evidence().errors.offset_overflow.find("overflows"), std::string::npos);
+  EXPECT_NE(error_of("capacity").find("[4, 7)"), std::string::npos);
+  EXPECT_NE(error_of("capacity").find("capacity 6"), std::string::npos);
+  EXPECT_NE(error_of("offset_overflow").find("overflows"), std::string::npos);
   // On the tape the same checks come first, before any node is recorded.
   llmfs::autograd::Tape tape;
   auto x = tape.constant(rows);
@@ -382,7 +418,7 @@ TEST(Ch29Exercises, AnswersMatchTheWorkedSolutions) {
   // 3. gap 3: cos 3 + cos 0.3 = -0.034656, the same as positions (3, 0)
   EXPECT_NEAR(x.score_5_2, hand_score(3), 1e-14);
   EXPECT_NEAR(x.score_5_2, -0.034656, kPrinted);
-  EXPECT_NEAR(x.score_5_2, x.score_3_0, ch29::kTolerance);
+  EXPECT_NEAR(x.score_5_2, x.score_3_0, kTolerance);
   // 4. offsets 0..3 fit P = 6 with T = 3; offset 4 asks for [4, 7)
   EXPECT_EQ(x.largest_offset, 3u);
   EXPECT_NE(x.first_invalid.find("[4, 7)"), std::string::npos);

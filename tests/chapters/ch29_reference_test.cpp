@@ -23,6 +23,7 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
 
+#include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
 
 namespace {
@@ -31,6 +32,8 @@ namespace ag = llmfs::autograd;
 using llmfs::attention::RotaryEmbedding;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
+using llmfs::testing::gradient_of;
+using llmfs::testing::value_of;
 
 constexpr double kTolerance = 1e-12;
 
@@ -60,18 +63,6 @@ void expect_matches(std::span<const double> actual, const std::string& name) {
                 kTolerance * std::max(1.0, std::abs(expected[i])))
         << name << " at " << i;
   }
-}
-
-Tensor value_of(const ag::TensorValue& v) {
-  auto value = v.value();
-  if (!value) throw std::runtime_error("value of a released node");
-  return *value;
-}
-
-Tensor gradient_of(const ag::TensorValue& v) {
-  auto gradient = v.gradient();
-  if (!gradient) throw std::runtime_error("no gradient");
-  return *gradient;
 }
 
 RotaryEmbedding make_rope(std::size_t width, std::size_t capacity, double base) {

@@ -11,7 +11,6 @@ Records used:
   SCORE    query, key, gap, visible, offset_<o> for each offset (one per query/key)
   WEIGHTS  query, offset_<o> for each offset                    (one per query)
   OUTPUT   token, offset_<o> for each offset, values_rotated_offset_<last>
-  PROOF    relative, shared_offset, outputs, norms, values, tolerance
 
 Returns (html, text_alternative). The HTML uses only the shared classes of
 docs/_static/llmfs.css (docs/_ext/diagrams/README.md); the dials are inline SVG drawn in
@@ -104,7 +103,6 @@ def render(records):
     scores = _by_kind(records, "SCORE")
     weights = _by_kind(records, "WEIGHTS")
     outputs = _by_kind(records, "OUTPUT")
-    proof = _one(records, "PROOF")
     offsets = _offsets(config)
     if not rates or not turns or not scores or not weights or not outputs or not offsets:
         raise TraceFormatError("trace.txt", records[-1].line,
@@ -241,19 +239,6 @@ def render(records):
         )
     parts.append("</tbody></table>")
 
-    # Proof line ----------------------------------------------------------------------------
-    facts = [
-        ("Scores depend on the gap only", proof["relative"]),
-        ("Shared offset, attention weights", proof["shared_offset"]),
-        ("Shared offset, outputs", proof["outputs"]),
-        ("Row lengths", proof["norms"]),
-        ("Values", proof["values"]),
-        ("Tolerance", proof["tolerance"]),
-    ]
-    parts.append('<table class="llmfs-table"><caption>What the demo checked</caption><tbody>')
-    for label, value in facts:
-        parts.append(f'<tr><th scope="row">{_e(label)}</th><td class="llmfs-mono">{_e(value)}</td></tr>')
-    parts.append("</tbody></table></div>")
-    text.append("Checks: " + "; ".join(f"{label.lower()}: {value}" for label, value in facts) + ".")
+    parts.append("</div>")
 
     return "".join(parts), "\n".join(text)

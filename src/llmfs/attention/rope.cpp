@@ -33,9 +33,11 @@ struct RotaryEmbedding::Tables {
   tensor::Tensor sin;         // [max_positions, width/2]
 };
 
-// region: rope-angles
-std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(
-    std::size_t width, std::size_t max_positions, double base) {
+// region: rope-checks
+// Checked before anything is allocated (create) or recorded on the tape (rotate)
+static std::expected<void, RopeError> check_configuration(std::size_t width,
+                                                          std::size_t max_positions,
+                                                          double base) {
   auto reject = [&](RopeErrorCode code) {
     return llmfs::reject(
         code, "RoPE configuration",
@@ -45,10 +47,38 @@ std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(
   if (width % 2 != 0) return reject(RopeErrorCode::odd_width);
   if (max_positions == 0) return reject(RopeErrorCode::zero_capacity);
   if (!std::isfinite(base) || !(base > 1.0)) return reject(RopeErrorCode::invalid_base);
-  const std::size_t pairs = width / 2;
-  if (max_positions > tensor::max_element_count() / pairs) {
+  if (max_positions > tensor::max_element_count() / (width / 2))
     return reject(RopeErrorCode::capacity_too_large);
-  }
+  return {};
+}
+
+std::expected<void, RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
+                                                      std::size_t offset) const {
+  auto reject = [](RopeErrorCode code, std::string detail) {
+    return llmfs::reject(code, "RoPE rotate", std::move(detail));
+  };
+  if (shape.rank() < 2)
+    return reject(RopeErrorCode::input_rank, fmt::format("got {}", shape));
+  const std::size_t tokens = shape[shape.rank() - 2];
+  if (shape[shape.rank() - 1] != width_)
+    return reject(RopeErrorCode::input_width,
+                  fmt::format("expected {}, got {}", width_, shape[shape.rank() - 1]));
+  if (offset > std::numeric_limits<std::size_t>::max() - tokens)
+    return reject(RopeErrorCode::offset_overflow,
+                  fmt::format("offset {} plus {} tokens", offset, tokens));
+  if (offset + tokens > max_positions_)
+    return reject(RopeErrorCode::position_range,
+                  fmt::format("positions [{}, {}) but capacity {}", offset,
+                              offset + tokens, max_positions_));
+  return {};
+}
+// endregion: rope-checks
+
+// region: rope-angles
+std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(
+    std::size_t width, std::size_t max_positions, double base) {
+  LLMFS_TRY(check_configuration(width, max_positions, base));
+  const std::size_t pairs = width / 2;
 
   // One rate per pair: θ_i = base^(−2i/d), falling from θ_0 = 1
   auto tables = std::make_shared<Tables>();
@@ -85,31 +115,7 @@ const tensor::Tensor& RotaryEmbedding::sin_table() const noexcept {
   return tables_->sin;
 }
 
-std::expected<void, RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
-                                                      std::size_t offset) const {
-  auto reject = [](RopeErrorCode code, std::string detail) {
-    return llmfs::reject(code, "RoPE rotate", std::move(detail));
-  };
-  if (shape.rank() < 2)
-    return reject(RopeErrorCode::input_rank, fmt::format("got {}", shape));
-  const std::size_t tokens = shape[shape.rank() - 2];
-  if (shape[shape.rank() - 1] != width_) {
-    return reject(RopeErrorCode::input_width,
-                  fmt::format("expected {}, got {}", width_, shape[shape.rank() - 1]));
-  }
-  if (offset > std::numeric_limits<std::size_t>::max() - tokens) {
-    return reject(RopeErrorCode::offset_overflow,
-                  fmt::format("offset {} plus {} tokens", offset, tokens));
-  }
-  if (offset + tokens > max_positions_) {
-    return reject(RopeErrorCode::position_range,
-                  fmt::format("positions [{}, {}) but capacity {}", offset,
-                              offset + tokens, max_positions_));
-  }
-  return {};
-}
-
-// region: rope-rotate
+// region: rope-turn-pairs
 // Turns every pair (x[2i], x[2i+1]) of every row of a [..., T, d] tensor by the angle
 // direction·p·θ_i, p = offset + t. direction = +1 is the forward rotation; direction =
 // −1 is its inverse (and transpose), which is exactly what the backward pass applies to
@@ -135,7 +141,9 @@ static void turn_pairs(std::span<const double> in, std::span<double> out,
     }
   }
 }
+// endregion: rope-turn-pairs
 
+// region: rope-rotate
 std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
     const autograd::TensorValue& x, std::size_t offset) const {
   // x: [..., T, d] -> [..., T, d]
