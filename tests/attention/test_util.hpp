@@ -16,35 +16,9 @@
 #include <llmfs/tensor/tensor.hpp>
 
 #include "support/tensors.hpp"
+#include "support/values.hpp"
 
 namespace llmfs::testing {
-
-inline tensor::Tensor value_of(const autograd::TensorValue& value) {
-  auto tensor = value.value();
-  EXPECT_TRUE(tensor.has_value());
-  return tensor ? *tensor : tensor::Tensor();
-}
-
-inline tensor::Tensor gradient_of(const autograd::TensorValue& value) {
-  auto tensor = value.gradient();
-  EXPECT_TRUE(tensor.has_value());
-  return tensor ? *tensor : tensor::Tensor();
-}
-
-inline void expect_values_near(const tensor::Tensor& actual,
-                               std::span<const double> expected, double tolerance) {
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(actual.values()[i], expected[i], tolerance) << "at flat index " << i;
-  }
-}
-
-inline bool all_finite(const tensor::Tensor& tensor) {
-  for (double value : tensor.values()) {
-    if (!std::isfinite(value)) return false;
-  }
-  return true;
-}
 
 /// Central differences (δ=1e-6, tolerance 1e-8) on Σ head(q,k,v).output ⊙ upstream,
 /// with q, k: `qk_shape`, v and upstream: `v_shape`, drawn from SplitMix64(seed).

@@ -23,8 +23,8 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
 
-#include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
+#include "support/values.hpp"
 
 namespace {
 
