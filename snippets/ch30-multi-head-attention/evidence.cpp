@@ -124,7 +124,7 @@ Step<FixtureRun> run_fixture(const Tensor& input, std::size_t offset,
   return FixtureRun{tape, x, weights, std::move(layer), std::move(forward)};
 }
 
-Step<std::vector<std::pair<std::string, std::string>>> gather_errors() {
+Step<decltype(Evidence::errors)> gather_errors() {
   // Configuration, checked before a single number is drawn.
   Tape tape;
   llmfs::nn::SplitMix64 rng(30);
@@ -138,7 +138,7 @@ Step<std::vector<std::pair<std::string, std::string>>> gather_errors() {
     return run.layer.forward(run.tape.constant(input), offset);
   };
   const std::size_t too_far = std::numeric_limits<std::size_t>::max();
-  std::vector<std::pair<std::string, std::string>> errors = {
+  decltype(Evidence::errors) errors = {
       {"zero_model_width", LLMFS_TRY(refusal(create(0, 2)))},
       {"zero_heads", LLMFS_TRY(refusal(create(4, 0)))},
       {"nondivisible", LLMFS_TRY(refusal(create(4, 3)))},

@@ -78,7 +78,7 @@ struct Evidence {
   // The prefix check and the boundaries.
   Tensor prefix_perturbed_output;
   Shape empty_batch_weights, empty_batch_output, single_token_weights;
-  /// One refused configuration or input: its name and the library's message.
+  /// One refused configuration or input per entry: its name and the library's message.
   std::vector<std::pair<std::string, std::string>> errors;
   // The history contrast: one 2014 context, one full-width causal table [1,3,3].
   std::array<double, 2> earlier_weighted_context{};
@@ -86,7 +86,7 @@ struct Evidence {
   Exercises exercises;
 };
 
-[[nodiscard]] Step<std::vector<std::pair<std::string, std::string>>> gather_errors();
+[[nodiscard]] Step<decltype(Evidence::errors)> gather_errors();
 [[nodiscard]] Step<void> historical_contrast(Evidence& out);
 [[nodiscard]] Step<Exercises> answer_exercises(const Evidence& evidence);
 /// Every value the program prints.

@@ -1,6 +1,5 @@
 // Chapter 30
-// Chapter 30's trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact per
-// record.
+// Chapter 30's trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact each.
 
 #include <algorithm>
 #include <numeric>
@@ -18,17 +17,16 @@ using llmfs::report::Record;
 
 namespace {
 
-// `count` consecutive values starting at `start`.
-std::span<const double> slice(const Tensor& t, std::size_t start, std::size_t count) {
-  return t.values().subspan(start, count);
+// Row `index` of a row-major tensor read as rows of `width` values.
+std::span<const double> row(const Tensor& t, std::size_t index, std::size_t width) {
+  return t.values().subspan(index * width, width);
 }
 
 // The T rows of one head of a [1,h,T,d_h] tensor, as `[[a,b],[c,d],...]`.
 std::string head_rows(const Tensor& heads, std::size_t head) {
   std::vector<std::string> rows;
   for (std::size_t t = 0; t < kTokens; ++t)
-    rows.push_back(
-        format_values(slice(heads, (head * kTokens + t) * kHeadWidth, kHeadWidth)));
+    rows.push_back(format_values(row(heads, head * kTokens + t, kHeadWidth)));
   return fmt::format("[{}]", fmt::join(rows, ","));
 }
 
@@ -64,15 +62,15 @@ Record partition_record(const Evidence& p, std::size_t head) {
 }
 
 Record weight_record(const Evidence& p, std::size_t head, std::size_t query) {
-  const std::size_t start = (head * kTokens + query) * kTokens;
-  auto probabilities = slice(p.attention_weights, start, kTokens);
+  const std::size_t at = head * kTokens + query;
+  auto probabilities = row(p.attention_weights, at, kTokens);
   std::vector<std::string_view> visibility;
   for (std::size_t key = 0; key < kTokens; ++key)
     visibility.push_back(key <= query ? "allowed" : "blocked");
   return Record("WEIGHT")
       .field("head", head)
       .field("query", query)
-      .field("scores", slice(p.masked_scores, start, kTokens))
+      .field("scores", row(p.masked_scores, at, kTokens))
       .field("probabilities", probabilities)
       .field("visibility", fmt::format("[{}]", fmt::join(visibility, ",")))
       .field("diagonal", query)
@@ -84,32 +82,30 @@ Record head_output_record(const Evidence& p, std::size_t head, std::size_t token
   return Record("HEAD_OUTPUT")
       .field("head", head)
       .field("token", token)
-      .field("mixture",
-             slice(p.head_outputs, (head * kTokens + token) * kHeadWidth, kHeadWidth));
+      .field("mixture", row(p.head_outputs, head * kTokens + token, kHeadWidth));
 }
 
 Record merged_record(const Evidence& p, std::size_t token) {
   return Record("MERGED")
       .field("token", token)
-      .field("head_0", slice(p.head_outputs, token * kHeadWidth, kHeadWidth))
-      .field("head_1",
-             slice(p.head_outputs, (kTokens + token) * kHeadWidth, kHeadWidth))
-      .field("row", slice(p.merged, token * kModelWidth, kModelWidth));
+      .field("head_0", row(p.head_outputs, token, kHeadWidth))
+      .field("head_1", row(p.head_outputs, kTokens + token, kHeadWidth))
+      .field("row", row(p.merged, token, kModelWidth));
 }
 
-Record output_map_record(const Evidence& p, std::size_t row) {
+Record output_map_record(const Evidence& p, std::size_t index) {
   return Record("OUTPUT_MAP")
-      .field("row", row)
-      .field("head", row / kHeadWidth)
-      .field("head_feature", row % kHeadWidth)
-      .field("values", slice(p.output_weight, row * kModelWidth, kModelWidth));
+      .field("row", index)
+      .field("head", index / kHeadWidth)
+      .field("head_feature", index % kHeadWidth)
+      .field("values", row(p.output_weight, index, kModelWidth));
 }
 
 Record output_record(const Evidence& p, std::size_t token) {
   return Record("OUTPUT")
       .field("token", token)
-      .field("before", slice(p.merged, token * kModelWidth, kModelWidth))
-      .field("after", slice(p.output, token * kModelWidth, kModelWidth));
+      .field("before", row(p.merged, token, kModelWidth))
+      .field("after", row(p.output, token, kModelWidth));
 }
 
 // Measured values only: changed coordinates per output row after the prefix edit, exact
