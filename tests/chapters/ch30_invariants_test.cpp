@@ -105,6 +105,15 @@ TEST(Ch30History, OneContextOneFullWidthTableTwoHeadTables) {
   EXPECT_EQ(p.earlier_weighted_context[0], 0.25);
   EXPECT_EQ(p.earlier_weighted_context[1], 0.75);
   EXPECT_EQ(p.single_head_weights.shape(), (Shape{1, 3, 3}));
+  // One table in the full-width head, two in the layer; every row of each sums to 1.
+  for (const auto* table : {&p.single_head_weights, &p.attention_weights}) {
+    for (std::size_t start = 0; start < table->size(); start += 3) {
+      const auto row = table->values().subspan(start, 3);
+      EXPECT_NEAR(row[0] + row[1] + row[2], 1.0, 1e-12) << start;
+    }
+  }
+  EXPECT_EQ(p.single_head_weights.size() / 9, 1u);
+  EXPECT_EQ(p.attention_weights.size() / 9, 2u);
   // Row 2 of the full-width table, by hand: scores X2·Xj/2 for j = 0, 1, 2.
   const auto x = ch30_test::fixture_values();
   std::array<double, 3> s{};
