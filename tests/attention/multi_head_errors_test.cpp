@@ -14,6 +14,7 @@
 
 #include <llmfs/attention/multi_head.hpp>
 
+#include "../../snippets/ch30-multi-head-attention/fixture.hpp"
 #include "attention/test_util.hpp"
 
 namespace {
@@ -32,19 +33,17 @@ using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using llmfs::testing::make;
 
-constexpr std::size_t kCapacity = 6;
-constexpr double kBase = 100.0;
-
-Tensor identity4() {
-  return make(Shape{4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
-}
+// The chapter-30 fixture's identity matrix, RoPE capacity and base.
+using ch30::identity;
+using ch30::kMaxPositions;
+using ch30::kRopeBase;
 
 // A d_model = 4, h = 2 layer (capacity 6, base 100) with parameters q, k, v, o as nodes
 // 0..3.
 MultiHeadAttention layer_on(Tape& tape) {
-  auto w = [&] { return tape.parameter(identity4()); };
-  auto made = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
-                                                  {"o", w()}, 2, kCapacity, kBase);
+  auto w = [&] { return tape.parameter(identity()); };
+  auto made = MultiHeadAttention::from_parameters(
+      {"q", w()}, {"k", w()}, {"v", w()}, {"o", w()}, 2, kMaxPositions, kRopeBase);
   EXPECT_TRUE(made.has_value());
   return std::move(*made);
 }
@@ -87,28 +86,31 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
 
   // stage_failed with an nn cause: two parameters named "q"
   Tape duplicate_tape;
-  auto w = [&] { return duplicate_tape.parameter(identity4()); };
+  auto w = [&] { return duplicate_tape.parameter(identity()); };
   auto duplicate = MultiHeadAttention::from_parameters(
-      {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kCapacity, kBase);
+      {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kMaxPositions, kRopeBase);
   ASSERT_FALSE(duplicate.has_value());
 
   // parameter_shape: W_O is [4,2]
   Tape narrow_tape;
-  auto v = [&] { return narrow_tape.parameter(identity4()); };
+  auto v = [&] { return narrow_tape.parameter(identity()); };
   auto narrow = MultiHeadAttention::from_parameters(
       {"q", v()}, {"k", v()}, {"v", v()},
-      {"o", narrow_tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2, kCapacity, kBase);
+      {"o", narrow_tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2, kMaxPositions,
+      kRopeBase);
   ASSERT_FALSE(narrow.has_value());
 
   const std::vector<MultiHeadCase> cases{
-      {MultiHeadErrorCode::zero_model_width, create_error(0, 2, kCapacity, kBase),
+      {MultiHeadErrorCode::zero_model_width,
+       create_error(0, 2, kMaxPositions, kRopeBase),
        "multi-head attention, configuration: model width must be nonzero"},
-      {MultiHeadErrorCode::zero_heads, create_error(4, 0, kCapacity, kBase),
+      {MultiHeadErrorCode::zero_heads, create_error(4, 0, kMaxPositions, kRopeBase),
        "multi-head attention, configuration: head count must be nonzero"},
-      {MultiHeadErrorCode::width_not_divisible, create_error(4, 3, kCapacity, kBase),
+      {MultiHeadErrorCode::width_not_divisible,
+       create_error(4, 3, kMaxPositions, kRopeBase),
        "multi-head attention, configuration: model width not divisible by head count "
        "(d_model 4, 3 heads)"},
-      {MultiHeadErrorCode::odd_head_width, create_error(4, 4, kCapacity, kBase),
+      {MultiHeadErrorCode::odd_head_width, create_error(4, 4, kMaxPositions, kRopeBase),
        "multi-head attention, configuration: head width must be even for RoPE "
        "(d_model 4, 4 heads: d_h 1)"},
       {MultiHeadErrorCode::parameter_shape, narrow.error(),
@@ -128,11 +130,11 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
       {MultiHeadErrorCode::position_range, forward_error(Shape{1, 3, 4}, 4),
        "multi-head attention, input: position interval exceeds capacity "
        "(positions [4, 7) but capacity 6)"},
-      {MultiHeadErrorCode::stage_failed, create_error(4, 2, kCapacity, 0.5),
+      {MultiHeadErrorCode::stage_failed, create_error(4, 2, kMaxPositions, 0.5),
        "multi-head attention, configuration: RoPE configuration: base must be finite "
        "and "
        "greater than 1 (width 2, max_positions 6, base 0.5)"},
-      {MultiHeadErrorCode::stage_failed, create_error(4, 2, 0, kBase),
+      {MultiHeadErrorCode::stage_failed, create_error(4, 2, 0, kRopeBase),
        "multi-head attention, configuration: RoPE configuration: capacity must be at "
        "least one "
        "position (width 2, max_positions 0, base 100)"},

@@ -1,5 +1,5 @@
 #pragma once
-// The chapter-30 fixture and helpers shared by the multi-head attention test files.
+// Helpers shared by the multi-head attention test files.
 
 #include <bit>
 #include <cmath>
@@ -18,6 +18,7 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/nn/init.hpp>
 
+#include "../../snippets/ch30-multi-head-attention/fixture.hpp"
 #include "attention/test_util.hpp"
 #include "support/reference_data.hpp"
 
@@ -44,28 +45,13 @@ using llmfs::testing::gradient_of;
 using llmfs::testing::make;
 using llmfs::testing::value_of;
 
-// the chapter-30 fixture (seed 000)
-// B=1, T=3, d_model=4, h=2 (d_h=2), W_Q=W_K=W_V=I, W_O swaps the two 2×2 blocks,
-// capacity 6, RoPE base 100, offset 0.
-
-inline constexpr std::size_t kCapacity = 6;
-inline constexpr double kBase = 100.0;
-
-inline Tensor fixture_input() {
-  return make(Shape{1, 3, 4}, {1, 0, 1, 0,                           //
-                               std::cos(1.0), -std::sin(1.0), 0, 1,  //
-                               std::cos(2.0), -std::sin(2.0), 1, 1});
-}
-inline Tensor identity() {
-  return make(Shape{4, 4}, {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1});
-}
-inline Tensor block_swap() {
-  return make(Shape{4, 4}, {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0});
-}
-inline Tensor fixture_upstream() {
-  return make(Shape{1, 3, 4},
-              {1, -0.5, 0.25, 0.75, -0.3, 0.8, 1.2, -0.4, 0.6, 0.1, -0.7, 0.9});
-}
+// The chapter-30 fixture (seed 000) is defined once, in the chapter's snippet folder.
+using ch30::block_swap;
+using ch30::fixture_input;
+using ch30::fixture_upstream;
+using ch30::identity;
+using ch30::kMaxPositions;
+using ch30::kRopeBase;
 
 // One run of a layer on its own tape: the input and all four matrices are parameters,
 // so backward() fills every gradient.
@@ -78,7 +64,7 @@ struct Run {
 
 inline std::unique_ptr<Run> run_layer(
     const Tensor& input, const std::vector<Tensor>& weights, std::size_t offset = 0,
-    PositionEncoding positions = RotaryPositions{kCapacity, kBase},
+    PositionEncoding positions = RotaryPositions{kMaxPositions, kRopeBase},
     std::size_t heads = 2) {
   auto run = std::make_unique<Run>();
   run->input = run->tape.parameter(input);

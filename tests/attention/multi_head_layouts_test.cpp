@@ -1,6 +1,6 @@
 // Head split/merge and the PyTorch appendix layouts (combined in-projection, no
 // positions, PyTorch references) of multi-head attention; the fixture lives in
-// multi_head_fixture.hpp.
+// snippets/ch30-multi-head-attention/fixture.hpp.
 
 #include <bit>
 #include <cmath>

@@ -138,7 +138,7 @@ TEST(MultiHeadAttention, GradientsPassCentralDifferencesOnAll76Coordinates) {
     auto layer = MultiHeadAttention::from_parameters(
         {"attention.query.weight", in[1]}, {"attention.key.weight", in[2]},
         {"attention.value.weight", in[3]}, {"attention.output.weight", in[4]}, 2,
-        kCapacity, kBase);
+        kMaxPositions, kRopeBase);
     if (!layer)
       return std::unexpected(
           llmfs::autograd::AutogradError{AutogradErrorCode::invalid_argument,
@@ -207,7 +207,7 @@ TEST(MultiHeadAttention,
   Tape tape;
   SplitMix64 rng(2024);
   auto layer =
-      MultiHeadAttention::create(tape, "attention", width, heads, 16, kBase, rng);
+      MultiHeadAttention::create(tape, "attention", width, heads, 16, kRopeBase, rng);
   ASSERT_TRUE(layer.has_value()) << fmt::format("{}", layer.error());
   auto drawn = llmfs::nn::uniform_fan_in(Shape{batch, tokens, width}, 1, rng);
   ASSERT_TRUE(drawn.has_value());
@@ -351,8 +351,8 @@ TEST(MultiHeadAttention, ParametersHaveStableNamesShapesAndDistinctNodes) {
 
   Tape tape;
   SplitMix64 rng(2026);
-  auto created =
-      MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, kBase, rng);
+  auto created = MultiHeadAttention::create(tape, "attention", 4, 2, kMaxPositions,
+                                            kRopeBase, rng);
   ASSERT_TRUE(created.has_value());
   for (std::size_t i = 0; i < 4; ++i)
     EXPECT_EQ(created->parameters().items()[i].name, names[i]);
@@ -362,8 +362,8 @@ TEST(MultiHeadAttention, CreateDrawsQueryKeyValueOutputInOrderAndCommitsTheGener
   Tape tape;
   SplitMix64 rng(2026);
   SplitMix64 reference(2026);
-  auto layer =
-      MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, kBase, rng);
+  auto layer = MultiHeadAttention::create(tape, "attention", 4, 2, kMaxPositions,
+                                          kRopeBase, rng);
   ASSERT_TRUE(layer.has_value());
   for (const auto& parameter : layer->parameters()) {
     EXPECT_EQ(value_of(parameter.value),
@@ -401,8 +401,8 @@ TEST(MultiHeadAttention, RejectedCreateLeavesTheGeneratorUntouched) {
   Tape released;
   released.release();
   SplitMix64 rng(77);
-  auto dead =
-      MultiHeadAttention::create(released, "attention", 4, 2, kCapacity, kBase, rng);
+  auto dead = MultiHeadAttention::create(released, "attention", 4, 2, kMaxPositions,
+                                         kRopeBase, rng);
   ASSERT_FALSE(dead.has_value());
   EXPECT_EQ(dead.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(dead.error().stage, MultiHeadStage::qkv_projection);
@@ -413,7 +413,8 @@ TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters)
   const std::size_t huge = std::numeric_limits<std::size_t>::max();
   Tape tape;
   SplitMix64 rng(77);
-  auto created = MultiHeadAttention::create(tape, "attention", 4, 2, huge, kBase, rng);
+  auto created =
+      MultiHeadAttention::create(tape, "attention", 4, 2, huge, kRopeBase, rng);
   ASSERT_FALSE(created.has_value());
   EXPECT_EQ(created.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(created.error().stage, MultiHeadStage::configuration);
@@ -426,7 +427,7 @@ TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters)
 
   auto w = [&] { return tape.parameter(identity()); };
   auto loaded = MultiHeadAttention::from_parameters({"q", w()}, {"k", w()}, {"v", w()},
-                                                    {"o", w()}, 2, huge, kBase);
+                                                    {"o", w()}, 2, huge, kRopeBase);
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error().stage, MultiHeadStage::configuration);
   ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(
@@ -453,11 +454,13 @@ TEST(MultiHeadAttention, HugeModelWidthIsATypedProjectionError) {
 TEST(MultiHeadAttention, ConfigurationErrorsFormatWithStageAndCause) {
   Tape tape;
   SplitMix64 rng(1);
-  auto odd = MultiHeadAttention::create(tape, "attention", 4, 4, kCapacity, kBase, rng);
+  auto odd = MultiHeadAttention::create(tape, "attention", 4, 4, kMaxPositions,
+                                        kRopeBase, rng);
   EXPECT_EQ(fmt::format("{}", odd.error()),
             "multi-head attention, configuration: head width must be even for RoPE "
             "(d_model 4, 4 heads: d_h 1)");
-  auto base = MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, 0.5, rng);
+  auto base =
+      MultiHeadAttention::create(tape, "attention", 4, 2, kMaxPositions, 0.5, rng);
   ASSERT_TRUE(
       std::holds_alternative<llmfs::attention::RopeError>(base.error().cause.value()));
   EXPECT_EQ(std::get<llmfs::attention::RopeError>(base.error().cause.value()).code,
@@ -473,24 +476,24 @@ TEST(MultiHeadAttention, FromParametersRejectsWrongMatrixShapesAndDuplicates) {
   auto w = [&] { return tape.parameter(identity()); };
   auto narrow_output = MultiHeadAttention::from_parameters(
       {"q", w()}, {"k", w()}, {"v", w()},
-      {"o", tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2, kCapacity, kBase);
+      {"o", tape.parameter(Tensor::zeros(Shape{4, 2}))}, 2, kMaxPositions, kRopeBase);
   ASSERT_FALSE(narrow_output.has_value());
   EXPECT_EQ(narrow_output.error().code, MultiHeadErrorCode::parameter_shape);
   auto narrow_qkv = MultiHeadAttention::from_parameters(
       {"q", tape.parameter(Tensor::zeros(Shape{4, 2}))},
       {"k", tape.parameter(Tensor::zeros(Shape{4, 2}))},
-      {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"o", w()}, 2, kCapacity,
-      kBase);
+      {"v", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"o", w()}, 2, kMaxPositions,
+      kRopeBase);
   ASSERT_FALSE(narrow_qkv.has_value());
   EXPECT_EQ(narrow_qkv.error().code, MultiHeadErrorCode::parameter_shape);
   auto mismatched = MultiHeadAttention::from_parameters(
       {"q", w()}, {"k", tape.parameter(Tensor::zeros(Shape{4, 2}))}, {"v", w()},
-      {"o", w()}, 2, kCapacity, kBase);
+      {"o", w()}, 2, kMaxPositions, kRopeBase);
   ASSERT_FALSE(mismatched.has_value());
   EXPECT_EQ(mismatched.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(mismatched.error().stage, MultiHeadStage::qkv_projection);
   auto duplicate = MultiHeadAttention::from_parameters(
-      {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kCapacity, kBase);
+      {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kMaxPositions, kRopeBase);
   ASSERT_FALSE(duplicate.has_value());
   EXPECT_EQ(duplicate.error().stage, MultiHeadStage::parameters);
   ASSERT_TRUE(
@@ -498,7 +501,7 @@ TEST(MultiHeadAttention, FromParametersRejectsWrongMatrixShapesAndDuplicates) {
   EXPECT_EQ(std::get<llmfs::nn::NnError>(duplicate.error().cause.value()).code,
             llmfs::nn::NnErrorCode::duplicate_name);
   auto zero_heads = MultiHeadAttention::from_parameters(
-      {"q", w()}, {"k", w()}, {"v", w()}, {"o", w()}, 0, kCapacity, kBase);
+      {"q", w()}, {"k", w()}, {"v", w()}, {"o", w()}, 0, kMaxPositions, kRopeBase);
   ASSERT_FALSE(zero_heads.has_value());
   EXPECT_EQ(zero_heads.error().code, MultiHeadErrorCode::zero_heads);
 }

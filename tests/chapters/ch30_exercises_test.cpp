@@ -2,7 +2,10 @@
 // snippets/ch30-multi-head-attention/exercises.cpp, checked against derivations written
 // here.
 
+#include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "chapters/ch30_support.hpp"
 
@@ -47,33 +50,34 @@ TEST(Ch30Exercises, BothHeadsShareOneVisibilityTriangle) {
   const auto& e = evidence().exercises;
   EXPECT_EQ(e.visible_keys[0], (std::vector<std::size_t>{1, 2, 3}));
   EXPECT_EQ(e.visible_keys[1], (std::vector<std::size_t>{1, 2, 3}));
-  EXPECT_TRUE(e.triangles_equal);
-  EXPECT_TRUE(e.blocked_exact_zero);
-  EXPECT_FALSE(e.allowed_probabilities_equal);
+  // The triangles are equal; the allowed probabilities are not (row 1: 0.5 vs
+  // 0.213809).
+  const auto w = evidence().attention_weights.values();
+  EXPECT_NE(w[3], w[9 + 3]);
 }
 
 TEST(Ch30Exercises, OneFullWidthTableDiffersFromBothHeadTables) {
-  const auto& e = evidence().exercises;
+  const auto single_head = evidence().single_head_weights.values();
+  const auto heads = evidence().attention_weights.values();
+  const std::array<double, 2> single_head_row_one = {single_head[3], single_head[4]};
+  const std::array<double, 2> head_zero_row_one = {heads[3], heads[4]};
+  const std::array<double, 2> head_one_row_one = {heads[12], heads[13]};
   // Full width, Q = K = V = X, scale 1/√4: row 1 scores X1·X0/2 = cos(1)/2 and X1·X1/2
   // = 1.
   const double single = 1.0 / (1.0 + std::exp(1.0 - std::cos(1.0) / 2.0));
-  EXPECT_NEAR(e.single_head_row_one[0], single, 1e-15);
-  EXPECT_NEAR(e.single_head_row_one[1], 1.0 - single, 1e-15);
-  EXPECT_EQ(llmfs::report::format_number(e.single_head_row_one[0]), "0.325228");
-  EXPECT_EQ(e.head_zero_row_one[0], 0.5);
-  EXPECT_EQ(llmfs::report::format_number(e.head_one_row_one[0]), "0.213809");
-  EXPECT_GT(std::abs(e.single_head_row_one[0] - e.head_zero_row_one[0]), 0.1);
-  EXPECT_GT(std::abs(e.single_head_row_one[0] - e.head_one_row_one[0]), 0.1);
+  EXPECT_NEAR(single_head_row_one[0], single, 1e-15);
+  EXPECT_NEAR(single_head_row_one[1], 1.0 - single, 1e-15);
+  EXPECT_EQ(llmfs::report::format_number(single_head_row_one[0]), "0.325228");
+  EXPECT_EQ(head_zero_row_one[0], 0.5);
+  EXPECT_EQ(llmfs::report::format_number(head_one_row_one[0]), "0.213809");
+  EXPECT_GT(std::abs(single_head_row_one[0] - head_zero_row_one[0]), 0.1);
+  EXPECT_GT(std::abs(single_head_row_one[0] - head_one_row_one[0]), 0.1);
 }
 
 TEST(Ch30Exercises, OffBlockOutputEntryMakesY2EqualAPlusC) {
   const auto& e = evidence().exercises;
-  const auto [a, b, c, d] = e.symbolic;
   // Powers of ten keep every sum of distinct symbols distinguishable.
-  EXPECT_EQ(a, 1.0);
-  EXPECT_EQ(b, 10.0);
-  EXPECT_EQ(c, 100.0);
-  EXPECT_EQ(d, 1000.0);
+  const double a = 1.0, b = 10.0, c = 100.0, d = 1000.0;
   EXPECT_EQ(std::vector<double>(e.concatenated.values().begin(),
                                 e.concatenated.values().end()),
             (std::vector<double>{a, b, c, d}));
@@ -86,32 +90,35 @@ TEST(Ch30Exercises, OffBlockOutputEntryMakesY2EqualAPlusC) {
 }
 
 TEST(Ch30Exercises, ChangingTokenTwoLeavesRowsZeroAndOneBitwiseIdentical) {
-  const auto& p = evidence().primary;
+  const auto& p = evidence();
   for (std::size_t i = 0; i < 8; ++i)
     EXPECT_EQ(std::bit_cast<std::uint64_t>(p.prefix_perturbed_output.values()[i]),
               std::bit_cast<std::uint64_t>(p.output.values()[i]))
         << i;
-  bool changed = false;
-  for (std::size_t i = 8; i < 12; ++i)
-    changed = changed || p.prefix_perturbed_output.values()[i] != p.output.values()[i];
-  EXPECT_TRUE(changed);
+  // The printed answer counts the changed coordinates of each row.
+  EXPECT_EQ(ch30::changed_per_row(p.prefix_perturbed_output, p.output),
+            (std::vector<std::size_t>{0, 0, 4}));
 }
 
 TEST(Ch30Exercises, DenseQueryProjectionLetsHeadZeroReadInputFeatureThree) {
   const auto& e = evidence().exercises;
   // (W_Q)[3][0] = 1 adds input feature 3 of token 1 (which is 1) to head 0's first
   // query coordinate.
-  EXPECT_NEAR(e.dense_query_identity[0], std::cos(1.0), 1e-15);
-  EXPECT_NEAR(e.dense_query_mixed[0], std::cos(1.0) + 1.0, 1e-15);
-  EXPECT_EQ(e.dense_query_mixed[1], e.dense_query_identity[1]);
+  // Head 0, token 1 sits at [0,0,1,:] of [1,2,3,2].
+  const auto identity = evidence().projected_query_heads.values().subspan(2, 2);
+  const auto mixed = e.dense_query_heads.values().subspan(2, 2);
+  EXPECT_NEAR(identity[0], std::cos(1.0), 1e-15);
+  EXPECT_NEAR(mixed[0], std::cos(1.0) + 1.0, 1e-15);
+  EXPECT_EQ(mixed[1], identity[1]);
 }
 
 TEST(Ch30Exercises, ParameterCountAtModelWidth128Is65536) {
   const auto& e = evidence().exercises;
   EXPECT_EQ(e.wide_model_width, 128u);
-  EXPECT_EQ(e.wide_parameter_count, 4u * 128u * 128u);
-  EXPECT_EQ(e.wide_parameter_count, 65536u);
-  EXPECT_EQ(evidence().parameters.count, 64u);  // and 4·4² for the fixture
+  EXPECT_EQ(e.wide_heads, 4u);
+  EXPECT_EQ(e.wide_parameters, 4u * 128u * 128u);
+  EXPECT_EQ(e.wide_parameters, 65536u);
+  EXPECT_EQ(evidence().parameter_count, 64u);  // and 4·4² for the fixture
 }
 
 }  // namespace

@@ -90,7 +90,6 @@ TEST(Ch30Report, KeysFollowTheSeedOrderThenTheExercises) {
                                              "output",
                                              "heads",
                                              "prefix_perturbed_output",
-                                             "layout",
                                              "parameters",
                                              "upstream",
                                              "input_gradient",
@@ -100,9 +99,17 @@ TEST(Ch30Report, KeysFollowTheSeedOrderThenTheExercises) {
                                              "output_weight_gradient",
                                              "gradcheck",
                                              "shapes",
-                                             "errors",
+                                             "error_zero_model_width",
+                                             "error_zero_heads",
+                                             "error_nondivisible",
+                                             "error_odd_head_width",
+                                             "error_input_rank",
+                                             "error_input_width",
+                                             "error_empty_tokens",
+                                             "error_offset_overflow",
+                                             "error_position_range",
+                                             "error_released_input",
                                              "history",
-                                             "proof",
                                              "next",
                                              "exercise_1",
                                              "exercise_2",
@@ -125,22 +132,24 @@ TEST(Ch30Report, SummaryLinesStateTheSeedsFacts) {
   EXPECT_EQ(line["gradcheck"],
             "input:12 query:16 key:16 value:16 output:16 total:76 tolerance:0.000008 "
             "passed:true");
-  EXPECT_EQ(line["layout"],
-            "split_merge_bitwise:true head_isolation_before_output:true "
-            "common_offset_weights_preserved:true tolerance:0.000000000001");
+  EXPECT_EQ(line["heads"], "tables:2 exact_zero_probabilities:6");
+  EXPECT_TRUE(line["prefix_perturbed_output"].ends_with(
+      " changed_coordinates_per_row:[0,0,4]"));
+  EXPECT_TRUE(line["parameters"].ends_with(" count:64"));
   EXPECT_EQ(
       line["shapes"],
       "input:[1,3,4] split:[1,2,3,2] rotated:[1,2,3,2] weights:[1,2,3,3] "
       "head_output:[1,2,3,2] "
       "merged:[1,3,4] output_weight:[4,4] output:[1,3,4] empty_batch_weights:[0,2,3,3] "
       "empty_batch_output:[0,3,4] single_token_weights:[1,2,1,1]");
-  EXPECT_EQ(line["errors"].find("false"), std::string::npos) << line["errors"];
-  EXPECT_EQ(line["proof"],
-            "tape_finite:true replay:bitwise heads_distinct:true causal:true "
-            "split_merge:true gradients:true");
+  EXPECT_EQ(line["error_zero_model_width"],
+            "multi-head attention, configuration: model width must be nonzero");
+  EXPECT_EQ(line["error_position_range"],
+            "multi-head attention, input: position interval exceeds capacity "
+            "(positions [4, 7) but capacity 6)");
   EXPECT_NE(line["history"].find(
                 "single_head_shape:[1,3,3] multi_head_shape:[1,2,3,3] "
-                "single_head_tables:1 multi_head_tables:2 rows_normalized:true"),
+                "single_head_tables:1 multi_head_tables:2 mixing:after-concatenation"),
             std::string::npos);
   EXPECT_NE(line["upstream"].find("loss:2.591709"), std::string::npos);
   EXPECT_EQ(line["exercise_8"], "d_model:128 heads:4 parameters:65536");
@@ -184,7 +193,7 @@ TEST(Ch30Trace, ThirtyFourRecordsOfTheSeedsKinds) {
   const std::map<std::string, Keys> keys = {
       {"CONFIG",
        {"batch", "tokens", "model_width", "heads", "head_width", "offset",
-        "max_positions", "rope_base", "bias", "parameter_order", "layout"}},
+        "max_positions", "rope_base", "bias", "parameter_order"}},
       {"SHAPE", {"stage", "value"}},
       {"PARTITION",
        {"head", "features", "projected_query", "projected_key", "projected_value",
@@ -197,9 +206,8 @@ TEST(Ch30Trace, ThirtyFourRecordsOfTheSeedsKinds) {
       {"OUTPUT_MAP", {"row", "head", "head_feature", "values"}},
       {"OUTPUT", {"token", "before", "after"}},
       {"PREFIX_PROOF",
-       {"position_0", "position_1", "position_2", "split_merge", "head_isolation",
-        "future_probabilities", "common_offset", "tolerance", "parameters",
-        "gradchecks"}}};
+       {"position_0", "position_1", "position_2", "exact_zero_probabilities",
+        "parameters", "gradchecks"}}};
   for (const auto& r : records)
     EXPECT_EQ(r.keys(), keys.at(r.kind)) << r.kind;
 
@@ -216,14 +224,11 @@ TEST(Ch30Trace, ThirtyFourRecordsOfTheSeedsKinds) {
     EXPECT_EQ(records[1 + i].at("value"), shapes[i].second);
   }
   const auto& proof = records.back();
-  EXPECT_EQ(proof.at("position_0"), "bitwise-unchanged");
-  EXPECT_EQ(proof.at("position_1"), "bitwise-unchanged");
-  EXPECT_EQ(proof.at("position_2"), "changed");
-  EXPECT_EQ(proof.at("split_merge"), "bitwise");
-  EXPECT_EQ(proof.at("head_isolation"), "before-output");
-  EXPECT_EQ(proof.at("future_probabilities"), "exact-zero");
-  EXPECT_EQ(proof.at("common_offset"), "preserved");
-  EXPECT_EQ(proof.at("tolerance"), "0.000000000001");
+  // Changed coordinates per output row after the prefix edit, and the exact zeros.
+  EXPECT_EQ(proof.at("position_0"), "0");
+  EXPECT_EQ(proof.at("position_1"), "0");
+  EXPECT_EQ(proof.at("position_2"), "4");
+  EXPECT_EQ(proof.at("exact_zero_probabilities"), "6");
   EXPECT_EQ(proof.at("parameters"), "64");
   EXPECT_EQ(proof.at("gradchecks"), "76");
 }
@@ -356,23 +361,18 @@ TEST(Ch30Trace, OutputMapRowsNameTheHeadFeatureTheyReceiveAsInPyTorch) {
   }
 }
 
-// CONFIG's bias, parameter order and layout come from the evidence, and the evidence
-// agrees with the seed: no biases, the four matrices in query, key, value, output
-// order, and a head split that is a plain reshape followed by swapping axes 1 and 2.
-TEST(Ch30Trace, ConfigRecordStatesTheCheckedLayerFacts) {
+// CONFIG's bias and parameter order come from the layer, and agree with the seed: no
+// biases, the four matrices in query, key, value, output order.
+TEST(Ch30Trace, ConfigRecordStatesTheLayersFacts) {
   const auto records = parse_trace(golden("trace.txt"));
   EXPECT_EQ(records[0].at("bias"), "false");
-  EXPECT_TRUE(evidence().parameters.bias_free);
-  EXPECT_EQ(records[0].at("layout"), "reshape-transpose");
-  EXPECT_TRUE(evidence().primary.split_is_reshape_transpose);
+  EXPECT_FALSE(evidence().output_bias);
   EXPECT_EQ(
-      evidence().parameters.names,
+      evidence().parameter_names,
       (std::vector<std::string>{"attention.query.weight", "attention.key.weight",
                                 "attention.value.weight", "attention.output.weight"}));
   // The exercise-4 counts are the history's table counts: [1,3,3] holds one [3,3]
   // table, [1,2,3,3] two.
-  EXPECT_EQ(evidence().history.single_head_tables, 1u);
-  EXPECT_EQ(evidence().history.multi_head_tables, 2u);
   std::map<std::string, std::string> line;
   for (const auto& text : lines_of(golden("expected.txt")))
     line[text.substr(0, text.find('='))] = text.substr(text.find('=') + 1);

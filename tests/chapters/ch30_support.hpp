@@ -3,6 +3,7 @@
 // comparison with the seed's printed numbers, and a plain-loop reference of the fixture
 // layer written from the chapter's formulas, independent of llmfs.
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <span>
@@ -22,7 +23,7 @@ namespace ch30_test {
 inline const ch30::Evidence& evidence() {
   static const ch30::Evidence gathered = [] {
     auto result = ch30::gather_evidence();
-    if (!result) throw std::runtime_error(result.error());
+    if (!result) throw std::runtime_error(fmt::format("{}", result.error()));
     return *result;
   }();
   return gathered;
@@ -54,10 +55,10 @@ inline void expect_close(std::span<const double> actual,
 
 using Matrix4 = std::array<double, 16>;  // [in, out], row-major
 
-inline Matrix4 identity4() {
+/// A fixture matrix as plain values.
+inline Matrix4 plain(const llmfs::tensor::Tensor& matrix) {
   Matrix4 m{};
-  for (std::size_t i = 0; i < 4; ++i)
-    m[i * 4 + i] = 1.0;
+  std::ranges::copy(matrix.values(), m.begin());
   return m;
 }
 
@@ -72,10 +73,11 @@ struct NaiveResult {
 /// The chapter's formulas with loops: Q=XW_Q, K=XW_K, V=XW_V; two heads of width 2;
 /// RoPE with one frequency θ_0 = base^0 = 1, so position p turns a pair by p radians;
 /// scores QKᵀ/√2; causal softmax; H = A·V; y = Concat(H)·W_O.
-inline NaiveResult naive_layer(
-    const std::vector<double>& x, std::size_t offset, const Matrix4& wq = identity4(),
-    const Matrix4& wk = identity4(), const Matrix4& wv = identity4(),
-    const Matrix4& wo = {0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0}) {
+inline NaiveResult naive_layer(const std::vector<double>& x, std::size_t offset,
+                               const Matrix4& wq = plain(ch30::identity()),
+                               const Matrix4& wk = plain(ch30::identity()),
+                               const Matrix4& wv = plain(ch30::identity()),
+                               const Matrix4& wo = plain(ch30::block_swap())) {
   const std::size_t tokens = x.size() / 4;
   auto project = [&](const Matrix4& w) {
     std::vector<double> out(tokens * 4, 0.0);
@@ -131,14 +133,14 @@ inline NaiveResult naive_layer(
   return r;
 }
 
+/// A fixture tensor as plain values.
+inline std::vector<double> values_of(const llmfs::tensor::Tensor& t) {
+  return {t.values().begin(), t.values().end()};
+}
+
 /// The fixture input as plain values.
 inline std::vector<double> fixture_values() {
-  return {1.0,           0.0,
-          1.0,           0.0,
-          std::cos(1.0), -std::sin(1.0),
-          0.0,           1.0,
-          std::cos(2.0), -std::sin(2.0),
-          1.0,           1.0};
+  return values_of(ch30::fixture_input());
 }
 
 }  // namespace ch30_test

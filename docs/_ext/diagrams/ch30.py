@@ -48,21 +48,10 @@ PARTITION_ROWS = [
 ]
 
 PROOF_LABELS = [
-    ("split_merge", "Split followed by merge"),
-    ("head_isolation", "Influence between heads"),
-    ("future_probabilities", "Probabilities of future keys"),
-    ("common_offset", "Shared position offset, same content"),
+    ("exact_zero_probabilities", "Probabilities that are exactly zero (the blocked keys)"),
     ("parameters", "Learned scalar parameters"),
     ("gradchecks", "Coordinates checked by central differences"),
-    ("tolerance", "Invariance tolerance"),
 ]
-
-PROOF_WORDS = {
-    "bitwise": "restores the tensor bit for bit",
-    "before-output": "none before the output projection",
-    "exact-zero": "exactly zero",
-    "preserved": "attention probabilities preserved",
-}
 
 _LIST = re.compile(r"^\[(.*)\]$")
 
@@ -260,21 +249,22 @@ def _output_html(outputs) -> str:
 
 
 def _position_word(value: str) -> str:
-    return {"bitwise-unchanged": "unchanged, bit for bit", "changed": "changed"}.get(value, value)
+    """A PREFIX_PROOF position holds how many coordinates of that output row changed."""
+    return "unchanged, bit for bit" if value == "0" else f"changed in {value} coordinates"
 
 
 def _proof_html(proof, tokens: int) -> str:
     positions = "".join(
         f"<li>output row t={t}: {_e(_position_word(_field(proof, f'position_{t}')))}"
-        f"{' (=)' if _field(proof, f'position_{t}') == 'bitwise-unchanged' else ' (≠)'}</li>"
+        f"{' (=)' if _field(proof, f'position_{t}') == '0' else ' (≠)'}</li>"
         for t in range(tokens)
     )
     checks = "".join(
-        f'<tr><th scope="row">{_e(label)}</th><td>{_e(PROOF_WORDS.get(_field(proof, key), _field(proof, key)))}</td></tr>'
+        f'<tr><th scope="row">{_e(label)}</th><td>{_e(_field(proof, key))}</td></tr>'
         for key, label in PROOF_LABELS
     )
     return (f'<p>Only the last input row replaced:</p><ul>{positions}</ul>'
-            f'<table class="llmfs-table"><caption>Checks recorded with the trace</caption>'
+            f'<table class="llmfs-table"><caption>Counts measured on the fixture</caption>'
             f"<tbody>{checks}</tbody></table>")
 
 
@@ -325,7 +315,7 @@ def _text(groups, tokens: int) -> str:
     lines.append("Prefix check, last input row replaced: "
                  + "; ".join(f"row {t} {_position_word(proof[f'position_{t}'])}" for t in range(tokens))
                  + ".")
-    lines += [f"  {label}: {PROOF_WORDS.get(proof[key], proof[key])}" for key, label in PROOF_LABELS]
+    lines += [f"  {label}: {proof[key]}" for key, label in PROOF_LABELS]
     return "\n".join(lines)
 
 
@@ -355,7 +345,7 @@ def render(records):
                  "can combine them (here it swaps the two blocks).",
                  _merged_html(groups["MERGED"]) + _output_map_html(groups["OUTPUT_MAP"])
                  + _output_html(groups["OUTPUT"])),
-        _section("4 · Prefix invariance and the other recorded checks",
+        _section("4 · Prefix invariance and the other measured counts",
                  "Replacing the last input row must leave every earlier output row untouched.",
                  _proof_html(groups["PREFIX_PROOF"][0], tokens)),
     ]

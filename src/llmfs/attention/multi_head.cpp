@@ -143,9 +143,9 @@ std::expected<autograd::TensorValue, HeadLayoutError> merge_heads(
 }
 // endregion: head-layout
 
-// region: multi-head-checks
 namespace {
 
+// region: multi-head-configuration-checks
 // Everything about widths and positions that can be checked without any matrix: returns
 // the rotary embedding (or nothing, for NoPositions).
 std::expected<std::optional<RotaryEmbedding>, MultiHeadError> check_configuration(
@@ -186,7 +186,9 @@ std::expected<void, MultiHeadError> check_square(const nn::QkvProjections& qkv,
   }
   return {};
 }
+// endregion: multi-head-configuration-checks
 
+// region: multi-head-input-checks
 // The input [B,T,d_model] and its positions [offset, offset+T), before the tape moves.
 std::expected<void, MultiHeadError> check_input(
     const tensor::Shape& shape, std::size_t offset, std::size_t model_width,
@@ -213,7 +215,9 @@ std::expected<void, MultiHeadError> check_input(
   }
   return {};
 }
+// endregion: multi-head-input-checks
 
+// region: multi-head-rotate
 // Queries and keys rotated by position; unchanged when the layer has no positions.
 std::expected<autograd::TensorValue, RopeError> rotate(
     const std::optional<RotaryEmbedding>& rope, const autograd::TensorValue& heads,
@@ -221,16 +225,15 @@ std::expected<autograd::TensorValue, RopeError> rotate(
   if (!rope) return heads;
   return rope->rotate(heads, offset);
 }
+// endregion: multi-head-rotate
 
 }  // namespace
-// endregion: multi-head-checks
 
 // region: multi-head-create
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
     std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng) {
-  // Check the whole configuration (and build the RoPE tables) before the generator
-  // moves
+  // Check the whole configuration, and build the RoPE tables, before the rng moves
   auto rope = LLMFS_TRY(check_configuration(model_width, heads, positions));
 
   // Draw W_Q, W_K, W_V, then W_O, on a trial copy of the generator
@@ -249,7 +252,9 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
   rng = trial;
   return layer;
 }
+// endregion: multi-head-create
 
+// region: multi-head-assemble
 // The configuration has been checked (and the RoPE tables built) by the caller, once.
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
     nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
@@ -266,7 +271,7 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
                             std::move(positions), std::move(parameters), model_width,
                             heads);
 }
-// endregion: multi-head-create
+// endregion: multi-head-assemble
 
 // region: multi-head-from-parameters
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_parameters(

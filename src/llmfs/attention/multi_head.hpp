@@ -66,7 +66,7 @@ using HeadLayoutError = StageError<HeadLayoutErrorCode, HeadLayoutErrorCode::aut
 [[nodiscard]] std::expected<autograd::TensorValue, HeadLayoutError> merge_heads(
     const autograd::TensorValue& input);
 
-// region: multi-head-errors
+// region: multi-head-error-codes
 /// What the multi-head layer rejected, or that a lower stage failed.
 enum class MultiHeadErrorCode {
   zero_model_width,     ///< d_model is 0
@@ -97,7 +97,9 @@ enum class MultiHeadStage {
   merge,              ///< merge_heads on the head outputs
   output_projection,  ///< `merged·W_O`
 };
+// endregion: multi-head-error-codes
 
+// region: multi-head-errors
 /// The fixed name of a stage, e.g. `"key rotation"`.
 [[nodiscard]] std::string_view describe(MultiHeadStage stage) noexcept;
 /// The fixed description of a code, e.g. `"position interval exceeds capacity"`.
@@ -132,7 +134,7 @@ struct NoPositions {};
 /// How the layer encodes token positions: an explicit choice, never a hidden flag.
 using PositionEncoding = std::variant<RotaryPositions, NoPositions>;
 
-// region: multi-head-layer
+// region: multi-head-forward-record
 /// Every intermediate of one multi-head forward pass, all on the input's tape.
 struct MultiHeadForward {
   autograd::TensorValue projected_query_heads;  ///< `split(X·W_Q)`, `[B,h,T,d_h]`
@@ -151,7 +153,9 @@ struct MultiHeadForward {
   autograd::TensorValue merged;             ///< heads concatenated, `[B,T,d_model]`
   autograd::TensorValue output;             ///< `merged·W_O`, `[B,T,d_model]`
 };
+// endregion: multi-head-forward-record
 
+// region: multi-head-forward-declaration
 /// Multi-head causal self-attention: `MHA(X) = Concat(H_1..H_h)·W_O` with
 /// `H_i = softmax(RoPE(Q_i)·RoPE(K_i)ᵀ/√d_h + M)·V_i` and `Q = X·W_Q` etc. projected at
 /// full width before the split. Four bias-free `[d_model, d_model]` matrices, named
@@ -160,13 +164,20 @@ struct MultiHeadForward {
 /// Source: Vaswani et al. (2017) §3.2.2; Su et al. (2021); Chapter 30.
 class MultiHeadAttention {
  public:
-  /// Creates the four matrices on `tape` with rotary positions `{max_positions,
-  /// rope_base}`. Same as the PositionEncoding overload with RotaryPositions.
-  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
-      autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-      std::size_t heads, std::size_t max_positions, double rope_base,
-      nn::SplitMix64& rng);
+  /// Runs the layer on `input [B,T,d_model]` whose first token sits at absolute
+  /// position `position_offset`; returns every intermediate, output `[B,T,d_model]`.
+  /// Checks, in order and before any tape operation: rank, width, non-empty tokens,
+  /// then the position interval `[offset, offset+T)` (overflow, then RoPE capacity).
+  /// \return MultiHeadErrorCode::input_rank, MultiHeadErrorCode::input_width,
+  ///         MultiHeadErrorCode::empty_tokens, MultiHeadErrorCode::offset_overflow,
+  ///         MultiHeadErrorCode::position_range, or MultiHeadErrorCode::stage_failed
+  ///         naming the stage (a released input shows up as the autograd_cause() of the
+  ///         Q/K/V projection).
+  [[nodiscard]] std::expected<MultiHeadForward, MultiHeadError> forward(
+      const autograd::TensorValue& input, std::size_t position_offset) const;
+  // endregion: multi-head-forward-declaration
 
+  // region: multi-head-factories
   /// Validates the configuration, then draws W_Q, W_K, W_V, W_O in that order on a copy
   /// of `rng` (nn::uniform_fan_in, bound `1/√d_model`) and commits the copy only on
   /// success: a rejected call leaves `rng` unchanged. \return
@@ -180,13 +191,6 @@ class MultiHeadAttention {
       autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
       std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng);
 
-  /// A layer from four exact `[d_model, d_model]` matrices with rotary positions.
-  /// Same as the PositionEncoding overload with RotaryPositions.
-  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
-  from_parameters(nn::NamedParameter query, nn::NamedParameter key,
-                  nn::NamedParameter value, nn::NamedParameter output,
-                  std::size_t heads, std::size_t max_positions, double rope_base);
-
   /// A layer from four exact matrices (fixtures, checkpoints). d_model is the query
   /// weight's row count. \return MultiHeadErrorCode::stage_failed for matrices
   /// Linear/QkvProjections reject,
@@ -199,26 +203,28 @@ class MultiHeadAttention {
                   nn::NamedParameter value, nn::NamedParameter output,
                   std::size_t heads, PositionEncoding positions);
 
-  /// A layer from PyTorch's layout: one combined in-projection `W_in = [W_Q | W_K |
-  /// W_V]`
-  /// `[d_model, 3·d_model]` (PyTorch's `in_proj_weight` is `W_inᵀ`) and `W_O`. The
-  /// outputs equal the separate layout's bitwise. \return the errors of the
-  /// separate-matrix from_parameters().
+  /// A layer from PyTorch's layout: one combined in-projection
+  /// `W_in = [W_Q | W_K | W_V]`, `[d_model, 3·d_model]` (PyTorch's `in_proj_weight` is
+  /// `W_inᵀ`) and `W_O`. The outputs equal the separate layout's bitwise. \return the
+  /// errors of the separate-matrix from_parameters().
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
   from_combined_parameters(nn::NamedParameter in_projection, nn::NamedParameter output,
                            std::size_t heads, PositionEncoding positions);
+  // endregion: multi-head-factories
 
-  /// Runs the layer on `input [B,T,d_model]` whose first token sits at absolute
-  /// position `position_offset`; returns every intermediate, output `[B,T,d_model]`.
-  /// Checks, in order and before any tape operation: rank, width, non-empty tokens,
-  /// then the position interval `[offset, offset+T)` (overflow, then RoPE capacity).
-  /// \return MultiHeadErrorCode::input_rank, MultiHeadErrorCode::input_width,
-  ///         MultiHeadErrorCode::empty_tokens, MultiHeadErrorCode::offset_overflow,
-  ///         MultiHeadErrorCode::position_range, or MultiHeadErrorCode::stage_failed
-  ///         naming the stage (a released input shows up as the autograd_cause() of the
-  ///         Q/K/V projection).
-  [[nodiscard]] std::expected<MultiHeadForward, MultiHeadError> forward(
-      const autograd::TensorValue& input, std::size_t position_offset) const;
+  /// Creates the four matrices on `tape` with rotary positions `{max_positions,
+  /// rope_base}`. Same as the PositionEncoding overload with RotaryPositions.
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
+      autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
+      std::size_t heads, std::size_t max_positions, double rope_base,
+      nn::SplitMix64& rng);
+
+  /// A layer from four exact `[d_model, d_model]` matrices with rotary positions.
+  /// Same as the PositionEncoding overload with RotaryPositions.
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
+  from_parameters(nn::NamedParameter query, nn::NamedParameter key,
+                  nn::NamedParameter value, nn::NamedParameter output,
+                  std::size_t heads, std::size_t max_positions, double rope_base);
 
   /// The Q/K/V projections.
   [[nodiscard]] const nn::QkvProjections& qkv() const noexcept { return qkv_; }
@@ -260,6 +266,8 @@ class MultiHeadAttention {
   static std::expected<MultiHeadAttention, MultiHeadError> assemble(
       nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
       PositionEncoding positions, std::optional<RotaryEmbedding> rope);
+  // region: multi-head-state
+  // The four matrices, the rotary tables and the widths; nothing else is stored.
   nn::QkvProjections qkv_;
   nn::Linear output_;
   std::optional<RotaryEmbedding> rope_;
@@ -267,8 +275,8 @@ class MultiHeadAttention {
   nn::NamedParameters parameters_;
   std::size_t model_width_;
   std::size_t heads_;
+  // endregion: multi-head-state
 };
-// endregion: multi-head-layer
 
 }  // namespace llmfs::attention
 
