@@ -40,20 +40,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-// Where in the pipeline each mistake is made.
-std::string stage_of(Mistake m) {
-  switch (m) {
-    case Mistake::split_order:
-    case Mistake::missing_transpose: return "split";
-    case Mistake::mask_batch_only: return "mask";
-    case Mistake::missing_contiguity:
-    case Mistake::merge_order: return "merge";
-    case Mistake::output_bias: return "output-projection";
-    case Mistake::none: break;
-  }
-  return "none";
-}
-
 }  // namespace
 
 std::string render_trace(const Evidence& e) {
@@ -118,7 +104,12 @@ std::string render_trace(const Evidence& e) {
   for (const auto& f : e.failures) {
     if (f.mistake == Mistake::none) continue;
     Record r("FAILURE");
-    r.field("mistake", mistake_name(f.mistake)).field("stage", stage_of(f.mistake));
+    // The step where the mistake is made: the one whose list names it.
+    const auto step = std::ranges::find_if(steps, [&](const Step& s) {
+      return std::ranges::count(s.mistakes, f.mistake);
+    });
+    r.field("mistake", mistake_name(f.mistake))
+        .field("stage", step == steps.end() ? "none" : step->name);
     if (f.mistake == Mistake::output_bias) r.field("bias", f.bias);
     r.field("caught_by", f.caught_by());
     if (f.error) {
