@@ -4,14 +4,47 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <llmfs/core/error.hpp>
+#include <llmfs/core/try.hpp>
+
 namespace ch00 {
+
+std::string_view describe(ToyErrorCode code) noexcept {
+  switch (code) {
+    case ToyErrorCode::empty_prompt: return "the prompt is empty";
+    case ToyErrorCode::unknown_character: return "character outside the vocabulary";
+    case ToyErrorCode::stage_failed: return "stage failed";
+  }
+  return "unknown toy error";
+}
+
+// region: prompt-check
+// What the tokenizer needs of a prompt: at least one character, each in the vocabulary.
+std::expected<void, ToyError> check_prompt(const ToyModel& model,
+                                           std::string_view text) {
+  if (text.empty()) return llmfs::reject(ToyErrorCode::empty_prompt, "tokenizer");
+  for (std::size_t t = 0; t < text.size(); ++t) {
+    if (std::ranges::find(model.vocabulary, text[t]) == model.vocabulary.end()) {
+      return llmfs::reject(ToyErrorCode::unknown_character, "tokenizer",
+                           fmt::format("'{}' at position {}; the vocabulary is {}",
+                                       text[t], t, fmt::join(model.vocabulary, ",")));
+    }
+  }
+  return {};
+}
+// endregion: prompt-check
 
 // region: tokenize
 // text -> [T] token ids: each character's index in the vocabulary.
-std::vector<std::size_t> tokenize(const ToyModel& model, std::string_view text) {
+std::expected<std::vector<std::size_t>, ToyError> tokenize(const ToyModel& model,
+                                                           std::string_view text) {
+  LLMFS_TRY(check_prompt(model, text));
   std::vector<std::size_t> ids;
   for (char c : text) {
-    auto it = std::find(model.vocabulary.begin(), model.vocabulary.end(), c);
+    const auto it = std::ranges::find(model.vocabulary, c);
     ids.push_back(static_cast<std::size_t>(it - model.vocabulary.begin()));
   }
   return ids;
@@ -88,16 +121,29 @@ std::size_t pick_greedy(const std::vector<double>& probabilities) {
 }
 // endregion: softmax-and-pick
 
+// region: forward
+std::expected<ForwardPass, ToyError> forward(const ToyModel& model,
+                                             std::string_view prompt) {
+  ForwardPass pass;
+  pass.prompt = std::string(prompt);
+  pass.token_ids = LLMFS_TRY_AT("toy forward", tokenize(model, prompt));
+  pass.embeddings = embed(model, pass.token_ids);
+  pass.context = mix_context(pass.embeddings);
+  pass.logits = output_head(model, pass.context.back());
+  pass.probabilities = softmax(pass.logits);
+  pass.next_id = pick_greedy(pass.probabilities);
+  return pass;
+}
+// endregion: forward
+
 // region: gather
-Evidence gather(const ToyModel& model, std::string_view prompt) {
+// The chapter program's evidence: the demo prompt's forward pass, and the error text
+// the toy returns for a prompt it cannot read.
+snippets::Step<Evidence> gather() {
   Evidence e;
-  e.prompt = std::string(prompt);
-  e.token_ids = tokenize(model, prompt);
-  e.embeddings = embed(model, e.token_ids);
-  e.context = mix_context(e.embeddings);
-  e.logits = output_head(model, e.context.back());
-  e.probabilities = softmax(e.logits);
-  e.next_id = pick_greedy(e.probabilities);
+  e.pass = LLMFS_TRY_AT("demo prompt", forward(e.model, kPrompt));
+  const auto unreadable = forward(e.model, kUnreadablePrompt);
+  e.rejection = unreadable ? "none" : fmt::format("{}", unreadable.error());
   return e;
 }
 // endregion: gather

@@ -5,8 +5,8 @@ namespace ch00 {
 
 // region: exercise-longer-prompt
 // Exercise 1: append the predicted token and predict again.
-Evidence exercise_longer_prompt(const ToyModel& model) {
-  return gather(model, "abc");
+std::expected<ForwardPass, ToyError> exercise_longer_prompt(const ToyModel& model) {
+  return forward(model, "abc");
 }
 // endregion: exercise-longer-prompt
 

@@ -27,8 +27,11 @@ std::string matrix(const std::vector<std::vector<double>>& m) {
 }  // namespace
 
 // region: report
-// One `key=value` line per stage, in the order the data flows.
-std::string render_report(const ToyModel& model, const Evidence& e) {
+// One `key=value` line per stage, in the order the data flows, then the toy's error for
+// the prompt it cannot read.
+std::string render_report(const Evidence& evidence) {
+  const ToyModel& model = evidence.model;
+  const ForwardPass& e = evidence.pass;
   std::string out;
   out += fmt::format("prompt={}\n", e.prompt);
   out += fmt::format("vocabulary={}\n", fmt::join(model.vocabulary, ","));
@@ -40,6 +43,7 @@ std::string render_report(const ToyModel& model, const Evidence& e) {
   out += fmt::format("probabilities=shape:[{}] values:[{}]\n", e.probabilities.size(),
                      values(e.probabilities));
   out += fmt::format("next_token={}\n", model.vocabulary[e.next_id]);
+  out += fmt::format("rejected={} error:{}\n", kUnreadablePrompt, evidence.rejection);
   return out;
 }
 // endregion: report

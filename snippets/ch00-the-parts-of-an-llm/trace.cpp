@@ -8,7 +8,9 @@ namespace ch00 {
 // region: trace
 // The diagram's data: one PART record per stage (with the shape it outputs), one TOKEN
 // per prompt position, one PROB per vocabulary entry, and the PICK.
-std::string render_trace(const ToyModel& model, const Evidence& e) {
+std::string render_trace(const Evidence& evidence) {
+  const ToyModel& model = evidence.model;
+  const ForwardPass& e = evidence.pass;
   const std::size_t T = e.token_ids.size();
   const std::size_t d = model.embedding[0].size();
   const std::size_t V = model.vocabulary.size();

@@ -40,20 +40,6 @@ std::string lower(std::string text) {
   return text;
 }
 
-// Where in the pipeline each mistake is made.
-std::string stage_of(Mistake m) {
-  switch (m) {
-    case Mistake::split_order:
-    case Mistake::missing_transpose: return "split";
-    case Mistake::mask_batch_only: return "mask";
-    case Mistake::missing_contiguity:
-    case Mistake::merge_order: return "merge";
-    case Mistake::output_bias: return "output-projection";
-    case Mistake::none: break;
-  }
-  return "none";
-}
-
 }  // namespace
 
 std::string render_trace(const Evidence& e) {
@@ -118,9 +104,14 @@ std::string render_trace(const Evidence& e) {
   for (const auto& f : e.failures) {
     if (f.mistake == Mistake::none) continue;
     Record r("FAILURE");
-    r.field("mistake", mistake_name(f.mistake)).field("stage", stage_of(f.mistake));
+    // The step where the mistake is made: the one whose list names it.
+    const auto step = std::ranges::find_if(steps, [&](const Step& s) {
+      return std::ranges::count(s.mistakes, f.mistake);
+    });
+    r.field("mistake", mistake_name(f.mistake))
+        .field("stage", step == steps.end() ? "none" : step->name);
     if (f.mistake == Mistake::output_bias) r.field("bias", f.bias);
-    r.field("caught", f.caught()).field("caught_by", f.caught_by());
+    r.field("caught_by", f.caught_by());
     if (f.error) {
       r.field("library_error", *f.error);
     } else {
@@ -141,29 +132,22 @@ std::string render_trace(const Evidence& e) {
           .field("shape", fmt::format("B={} T={} h={} d_head={}", c.batch, c.tokens,
                                       c.heads, c.head_width))
           .field("rope", c.rope);
-      bool all = true;
-      for (const auto& t : *against) {
+      for (const auto& t : *against)
         r.field(lower(t.name), decade(t.relative));
-        all = all && t.passed;
-      }
-      lines.push_back(r.field("passed", all).str());
+      lines.push_back(r.str());
     }
   }
   const auto& f = e.float32;
   Record r("FLOAT32");
   r.field("lesson_claim", sci(kLessonTolerance))
       .field("measured", sci(f.manual_vs_module))
-      .field("holds", f.lesson_claim_holds)
       .field("output_max", f.output_max)
       .field("criterion_factor", static_cast<int>(kFloat32Factor));
   for (const auto& t : f.tensors)
     r.field("factor." + lower(t.name),
             fmt::format("{:.1f}", std::max(t.manual_factor, t.module_factor)));
   lines.push_back(r.str());
-  std::string out;
-  for (const auto& line : lines)
-    out += line + "\n";
-  return out;
+  return snippets::join_lines(lines);
 }
 
 }  // namespace ch40

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
@@ -59,69 +60,74 @@ std::string_view mistake_name(Mistake mistake) noexcept {
   return "unknown";
 }
 
+namespace {
+
+// region: lesson-head-layout
+// Split the feature axis into heads, [B,T,d] -> [B,T,h,d_h] -> [B,h,T,d_h], or make one
+// of the lesson's two split mistakes.
+std::expected<Tensor, TensorError> split_heads(const Tensor& t, std::size_t heads,
+                                               Mistake mistake) {
+  const std::size_t batch = t.shape()[0], tokens = t.shape()[1];
+  const std::size_t head_width = t.shape()[2] / heads;
+  if (mistake == Mistake::split_order)  // the heads axis read from the wrong place
+    return llmfs::tensor::reshape(t, Shape{batch, heads, tokens, head_width});
+  auto viewed =
+      LLMFS_TRY(llmfs::tensor::reshape(t, Shape{batch, tokens, heads, head_width}));
+  if (mistake == Mistake::missing_transpose) return viewed;
+  return llmfs::tensor::transpose(viewed, 1, 2);
+}
+
+// Merge the heads, [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,d], or reshape without the
+// transpose. This library's transpose returns a new contiguous tensor, so there is no
+// separate contiguous() step to forget.
+std::expected<Tensor, TensorError> merge_heads(const Tensor& t, Mistake mistake) {
+  const Shape merged{t.shape()[0], t.shape()[2], t.shape()[1] * t.shape()[3]};
+  if (mistake == Mistake::merge_order) return llmfs::tensor::reshape(t, merged);
+  const auto swapped = LLMFS_TRY(llmfs::tensor::transpose(t, 1, 2));
+  return llmfs::tensor::reshape(swapped, merged);
+}
+// endregion: lesson-head-layout
+
+}  // namespace
+
 // region: lesson-variants
 std::expected<LessonForward, TensorError> lesson_forward(
     const Tensor& x, const Tensor& w_in, const Tensor& w_o, std::size_t heads,
     Mistake mistake, double bias_value) {
+  namespace ops = llmfs::tensor;
   const std::size_t batch = x.shape()[0], tokens = x.shape()[1], width = x.shape()[2];
-  const std::size_t head_width = width / heads;
 
-  // In-projection, then chunk into Q, K, V: [B,T,3d] -> 3 x [B,T,d]
-  auto qkv = llmfs::tensor::matmul(x, w_in);
-  if (!qkv) return std::unexpected(qkv.error());
-
-  // Split the feature axis into heads: [B,T,d] -> [B,T,h,d_h] -> [B,h,T,d_h]
-  auto split = [&](const Tensor& t) -> std::expected<Tensor, TensorError> {
-    if (mistake == Mistake::split_order)  // the heads axis read from the wrong place
-      return llmfs::tensor::reshape(t, Shape{batch, heads, tokens, head_width});
-    auto viewed = llmfs::tensor::reshape(t, Shape{batch, tokens, heads, head_width});
-    if (!viewed || mistake == Mistake::missing_transpose) return viewed;
-    return llmfs::tensor::transpose(*viewed, 1, 2);
-  };
-  auto q = split(last_axis_block(*qkv, 0, width));
-  auto k = split(last_axis_block(*qkv, width, width));
-  auto v = split(last_axis_block(*qkv, 2 * width, width));
-  if (!q) return std::unexpected(q.error());
-  if (!k) return std::unexpected(k.error());
-  if (!v) return std::unexpected(v.error());
+  // In-projection, chunk into Q, K, V ([B,T,3d] -> 3 x [B,T,d]), split into heads
+  const auto qkv = LLMFS_TRY(ops::matmul(x, w_in));
+  const auto q = LLMFS_TRY(split_heads(last_axis_block(qkv, 0, width), heads, mistake));
+  const auto k =
+      LLMFS_TRY(split_heads(last_axis_block(qkv, width, width), heads, mistake));
+  const auto v =
+      LLMFS_TRY(split_heads(last_axis_block(qkv, 2 * width, width), heads, mistake));
 
   // Scaled scores plus the additive causal mask built for [T,T] (or, wrongly, [B,T,T])
-  auto keys_t = llmfs::tensor::transpose(*k, 2, 3);
-  if (!keys_t) return std::unexpected(keys_t.error());
-  auto scores = llmfs::tensor::matmul(*q, *keys_t);
-  if (!scores) return std::unexpected(scores.error());
-  auto scaled =
-      llmfs::tensor::scale(*scores, 1.0 / std::sqrt(static_cast<double>(head_width)));
-  const Tensor mask = mistake == Mistake::mask_batch_only
-                          ? causal_table(Shape{batch, tokens, tokens})
-                          : causal_table(Shape{tokens, tokens});
-  auto masked = llmfs::tensor::add(*scaled, mask);
-  if (!masked) return std::unexpected(masked.error());
+  const auto keys_t = LLMFS_TRY(ops::transpose(k, 2, 3));
+  const auto scores = LLMFS_TRY(ops::matmul(q, keys_t));
+  const double scale = 1.0 / std::sqrt(static_cast<double>(width / heads));
+  const auto scaled = LLMFS_TRY(ops::scale(scores, scale));
+  const Tensor mask =
+      causal_table(mistake == Mistake::mask_batch_only ? Shape{batch, tokens, tokens}
+                                                       : Shape{tokens, tokens});
+  const auto masked = LLMFS_TRY(ops::add(scaled, mask));
 
-  // Row softmax over the keys, then the value mixture: [B,h,T,T]·[B,h,T,d_h]
-  auto weights = llmfs::tensor::softmax_last_axis(*masked);
-  if (!weights) return std::unexpected(weights.error());
-  auto heads_out = llmfs::tensor::matmul(*weights, *v);
-  if (!heads_out) return std::unexpected(heads_out.error());
-
-  // Merge: [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,d]. This library's transpose returns a
-  // new contiguous tensor, so there is no separate contiguous() step to forget.
-  std::expected<Tensor, TensorError> merged = *heads_out;
-  if (mistake != Mistake::merge_order)
-    merged = llmfs::tensor::transpose(*heads_out, 1, 2);
-  if (merged) merged = llmfs::tensor::reshape(*merged, Shape{batch, tokens, width});
-  if (!merged) return std::unexpected(merged.error());
+  // Row softmax over the keys, the value mixture [B,h,T,T]·[B,h,T,d_h], the merge
+  const auto weights = LLMFS_TRY(ops::softmax_last_axis(masked));
+  const auto mixed = LLMFS_TRY(ops::matmul(weights, v));
+  const auto merged = LLMFS_TRY(merge_heads(mixed, mistake));
 
   // Output projection, with the bias the paper does not have as a deliberate mistake
-  auto output = llmfs::tensor::matmul(*merged, w_o);
-  if (!output) return std::unexpected(output.error());
+  auto output = LLMFS_TRY(ops::matmul(merged, w_o));
   std::size_t parameters = w_in.size() + w_o.size();
   if (mistake == Mistake::output_bias) {
-    output = llmfs::tensor::add(*output, Tensor::full(Shape{width}, bias_value));
-    if (!output) return std::unexpected(output.error());
+    output = LLMFS_TRY(ops::add(output, Tensor::full(Shape{width}, bias_value)));
     parameters += width;
   }
-  return LessonForward{std::move(*output), parameters};
+  return LessonForward{std::move(output), parameters};
 }
 // endregion: lesson-variants
 

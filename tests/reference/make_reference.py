@@ -57,6 +57,28 @@ def build(name):
     return rc.render_case(header, tensors)
 
 
+# region: value-check
+def compare_values(tensor, a, b, tolerance, scale):
+    """The first problem between committed values a and live values b (or None), and the
+    largest |difference| / scale."""
+    probabilities = tensor.split(".")[-1] == "weights"
+    worst = 0.0
+    for i, (x, y) in enumerate(zip(a, b)):
+        # -inf (masked scores) must stay -inf; masked probabilities must stay exactly 0.
+        exact = not (math.isfinite(x) and math.isfinite(y)) or (probabilities and 0.0 in (x, y))
+        if exact:
+            if x != y:
+                return "%s[%d]: committed %r, live %r (must match exactly)" % (tensor, i, x, y), worst
+            continue
+        error = abs(x - y) / scale
+        worst = max(worst, error)
+        if error > tolerance:
+            return ("%s[%d]: committed %.17g, live %.17g (|diff|/max = %.3g > %.0e)"
+                    % (tensor, i, x, y, error, tolerance)), worst
+    return None, worst
+# endregion: value-check
+
+
 # region: staleness-check
 def compare(name, committed_text, fresh_text):
     """Problems (strings) between the committed and the freshly computed file."""
@@ -78,28 +100,15 @@ def compare(name, committed_text, fresh_text):
         (old_shape, a), (new_shape, b) = old[tensor], new[tensor]
         if old_shape != new_shape:
             problems.append("%s: shape %s committed, %s live" % (tensor, old_shape, new_shape))
-            continue
-        if tensor in inputs:
+        elif tensor in inputs:
             if a != b:
                 problems.append("%s: drawn input differs (must be bit-identical)" % tensor)
-            continue
-        finite = [abs(v) for v in b if math.isfinite(v)]
-        scale = max([1.0] + finite)
-        probabilities = tensor.split(".")[-1] == "weights"
-        for i, (x, y) in enumerate(zip(a, b)):
-            # -inf (masked scores) must stay -inf; masked probabilities must stay exactly 0.
-            exact = not (math.isfinite(x) and math.isfinite(y)) or (probabilities and 0.0 in (x, y))
-            if exact:
-                if x != y:
-                    problems.append("%s[%d]: committed %r, live %r (must match exactly)" % (tensor, i, x, y))
-                    break
-                continue
-            error = abs(x - y) / scale
-            worst = max(worst, error)
-            if error > tolerance:
-                problems.append("%s[%d]: committed %.17g, live %.17g (|diff|/max = %.3g > %.0e)"
-                                % (tensor, i, x, y, error, tolerance))
-                break
+        else:
+            scale = max([1.0] + [abs(v) for v in b if math.isfinite(v)])
+            problem, tensor_worst = compare_values(tensor, a, b, tolerance, scale)
+            worst = max(worst, tensor_worst)
+            if problem:
+                problems.append(problem)
     return problems, worst
 # endregion: staleness-check
 

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstddef>
+#include <expected>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -185,6 +186,17 @@ inline ReferenceData load_reference(const std::string& path) {
   std::stringstream buffer;
   buffer << file.rdbuf();
   return parse_reference(buffer.str(), path);
+}
+
+/// load_reference() for a program that reports errors as values (the appendix's demo):
+/// the data, or the loader's message.
+inline std::expected<ReferenceData, std::string> read_reference(
+    const std::string& path) {
+  try {
+    return load_reference(path);
+  } catch (const ReferenceError& error) {
+    return std::unexpected(std::string(error.what()));
+  }
 }
 
 #ifdef LLMFS_SOURCE_DIR

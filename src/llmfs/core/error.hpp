@@ -45,7 +45,7 @@ inline constexpr bool is_stage_error = false;
 template <class Code, Code W, class Cause, class Stage>
 inline constexpr bool is_stage_error<StageError<Code, W, Cause, Stage>> = true;
 
-// region: reject-and-wrap
+// region: reject
 /// A new error of the current stage, before it knows its module's error type:
 /// `return reject(HeadLayoutErrorCode::split_rank, "head split", detail);` converts to
 /// the function's `std::expected<T, HeadLayoutError>`.
@@ -67,6 +67,15 @@ struct Rejection {
   operator std::expected<T, E>() && { return std::unexpected(E(std::move(*this))); }
 };
 
+/// Starts a new error at `stage`: `return reject(code, stage, detail);`.
+template <class Code, class Stage>
+[[nodiscard]] Rejection<Code, Stage> reject(Code code, Stage stage,
+                                            std::string detail = {}) {
+  return {code, std::move(stage), std::move(detail)};
+}
+// endregion: reject
+
+// region: at-stage
 /// A lower error on its way up, tagged with the stage that called the failing function:
 /// converts to any StageError whose cause can hold it (its code becomes `wrapped`).
 template <class Stage, class Lower>
@@ -86,20 +95,13 @@ struct StageFailure {
   operator std::expected<T, E>() && { return std::unexpected(E(std::move(*this))); }
 };
 
-/// Starts a new error at `stage`: `return reject(code, stage, detail);`.
-template <class Code, class Stage>
-[[nodiscard]] Rejection<Code, Stage> reject(Code code, Stage stage,
-                                            std::string detail = {}) {
-  return {code, std::move(stage), std::move(detail)};
-}
-
 /// Wraps the error `lower` of a called function with the caller's `stage`. The one
 /// spelling of "wrap with stage"; LLMFS_TRY_AT (try.hpp) calls it.
 template <class Stage, class Lower>
 [[nodiscard]] StageFailure<Stage, Lower> at_stage(Stage stage, Lower lower) {
   return {std::move(stage), std::move(lower)};
 }
-// endregion: reject-and-wrap
+// endregion: at-stage
 
 namespace detail {
 
