@@ -1,4 +1,5 @@
-// Chapter 27 trace: the records behind the diagram (docs/_ext/diagrams/ch27.py).
+// Chapter 27
+// The trace: the records behind the diagram (docs/_ext/diagrams/ch27.py).
 #include <cmath>
 #include <span>
 #include <string>
@@ -61,23 +62,24 @@ std::string render_trace(const Evidence& e) {
     emit(Record("MIX")
              .field("query", i)
              .field("weights", row(f.weights, i, kTokens))
-             .field("row_sum", f.row_sums[i])
+             .field("row_sum", f.row_sums.values()[i])
              .field("output", row(f.output, i, kWidth)));
   }
   // The same keys without and with the 1/√d_k scale
-  const SaturationEvidence& s = e.saturation;
-  for (const auto* r : {&s.unscaled, &s.scaled}) {
+  const Saturation& s = e.saturation;
+  for (const auto& [scale, pass] :
+       {std::pair{"none", &s.unscaled}, std::pair{"1/sqrt(d_k)", &s.scaled}}) {
     emit(Record("SATURATION")
-             .field("scale", r == &s.unscaled ? "none" : "1/sqrt(d_k)")
-             .field("d_k", s.d_k)
-             .field("scores", std::span<const double>(r->scores))
-             .field("weights", std::span<const double>(r->weights))
-             .field("max_derivative", r->max_derivative));
+             .field("scale", scale)
+             .field("d_k", pass->key.shape()[2])
+             .field("scores", pass->scores.values())
+             .field("weights", pass->weights.values())
+             .field("max_derivative", max_softmax_derivative(pass->weights.values())));
   }
   emit(Record("ADDITIVE")
            .field("query", 0)
-           .field("additive", std::span<const double>(e.history.additive))
-           .field("dot", std::span<const double>(e.history.dot)));
+           .field("additive", std::span<const double>(e.additive))
+           .field("dot", f.scores.values().first(kTokens)));
   return out;
 }
 // endregion: trace-records
