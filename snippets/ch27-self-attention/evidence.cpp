@@ -8,7 +8,6 @@
 #include <llmfs/attention/self_attention.hpp>
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/core/try.hpp>
-#include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
 
@@ -40,9 +39,7 @@ Step<HeadPass> run_head_on(const Tensor& query, const Tensor& key,
   auto key_t = LLMFS_TRY_AT("Kᵀ", tensor::transpose(key, rank - 2, rank - 1));
   auto dots = LLMFS_TRY_AT("Q·Kᵀ", tensor::matmul(query, key_t));
   auto weights = LLMFS_TRY_AT("read weights", head.weights.value());
-  auto rows = weights.shape().as_vector();
-  rows.back() = 1;  // [..., T, T] -> [..., T, 1]: one sum per weight row
-  auto row_sums = LLMFS_TRY_AT("row sums", tensor::sum_to(weights, Shape(rows)));
+  auto row_sums = LLMFS_TRY(snippets::row_sums(weights));
   return HeadPass{query,
                   key,
                   value,

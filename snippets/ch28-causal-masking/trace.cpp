@@ -1,4 +1,5 @@
-// Chapter 28 trace: the records behind the diagram (docs/_ext/diagrams/ch28.py).
+// Chapter 28
+// The trace: the records behind the diagram (docs/_ext/diagrams/ch28.py).
 #include <cmath>
 #include <span>
 #include <string>
@@ -51,7 +52,7 @@ std::string render_trace(const Evidence& e) {
     emit(Record("MIX")
              .field("query", i)
              .field("allowed_keys", i + 1)
-             .field("row_sum", f.row_sums[i])
+             .field("row_sum", f.row_sums.values()[i])
              .field("output", row(f.output, i, kWidth)));
   }
   // The prefix check: the last token replaced, every output row compared bit for bit
@@ -59,20 +60,22 @@ std::string render_trace(const Evidence& e) {
     emit(Record("PREFIX")
              .field("token", i)
              .field("before", row(f.output, i, kWidth))
-             .field("after", row(e.prefix.changed.output, i, kWidth))
-             .field("status",
-                    e.prefix.output_row_unchanged[i] ? "bitwise-unchanged" : "changed")
+             .field("after", row(e.changed.output, i, kWidth))
+             .field("status", same_row(f.output, e.changed.output, i)
+                                  ? "bitwise-unchanged"
+                                  : "changed")
              .field("replaced", kTokens - 1)
              .field("replacement", std::span<const double>(kReplacement)));
   }
   // A finite mask leaks: exercise 5
-  const ExerciseAnswers& x = e.exercises;
+  const Exercises& x = e.exercises;
+  const bool holds = same_row(x.finite_before, x.finite_after, 0);
   emit(Record("LEAK")
            .field("mask", kFiniteMask)
-           .field("future_weight", x.e5_future_weight)
-           .field("row0_before", std::span<const double>(x.e5_row0_before))
-           .field("row0_after", std::span<const double>(x.e5_row0_after))
-           .field("prefix", x.e5_row0_before == x.e5_row0_after ? "holds" : "broken"));
+           .field("future_weight", x.future_weight)
+           .field("row0_before", row(x.finite_before, 0, kWidth))
+           .field("row0_after", row(x.finite_after, 0, kWidth))
+           .field("prefix", holds ? "holds" : "broken"));
   return out;
 }
 // endregion: trace-records

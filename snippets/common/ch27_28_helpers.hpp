@@ -1,7 +1,8 @@
 // Chapter 27
 #pragma once
 /// \file
-/// \brief Helpers Chapters 27 and 28 share: an attention call's refusal as text, and
+/// \brief Helpers Chapters 27 and 28 share: an attention call's refusal as text, the
+/// weight rows' sums, and
 /// the gradients of `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` for a head
 /// (scaled_dot_product_attention or causal_self_attention).
 
@@ -16,6 +17,7 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 #include "chapter.hpp"
@@ -26,6 +28,15 @@ namespace snippets {
 template <class Result>
 [[nodiscard]] std::string error_text(const Result& result) {
   return result ? std::string("accepted") : fmt::format("{}", result.error());
+}
+
+/// The sum of each weight row: `[..., T_q, T_k] -> [..., T_q, 1]`.
+[[nodiscard]] inline Step<llmfs::tensor::Tensor> row_sums(
+    const llmfs::tensor::Tensor& weights) {
+  auto rows = weights.shape().as_vector();
+  rows.back() = 1;
+  return LLMFS_TRY_AT("row sums",
+                      llmfs::tensor::sum_to(weights, llmfs::tensor::Shape(rows)));
 }
 
 /// `loss = Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` on inputs {X, W_Q, W_K, W_V}.
