@@ -20,6 +20,8 @@ std::span<const double> row(const Tensor& t, std::size_t index, std::size_t widt
 
 }  // namespace
 
+std::string mixture_records(const Evidence& e);
+
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const HeadPass& f = e.fixture;
@@ -57,6 +59,15 @@ std::string render_trace(const Evidence& e) {
                .field("weight", f.weights.values()[at]));
     }
   }
+  return out + mixture_records(e);
+}
+// endregion: trace-records
+
+// region: trace-mixture-records
+std::string mixture_records(const Evidence& e) {
+  const HeadPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
   // Each query's weight row, its sum, and the value mixture it produces
   for (std::size_t i = 0; i < kTokens; ++i) {
     emit(Record("MIX")
@@ -82,6 +93,6 @@ std::string render_trace(const Evidence& e) {
            .field("dot", f.scores.values().first(kTokens)));
   return out;
 }
-// endregion: trace-records
+// endregion: trace-mixture-records
 
 }  // namespace ch27

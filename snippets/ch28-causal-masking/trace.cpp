@@ -20,6 +20,8 @@ std::span<const double> row(const Tensor& t, std::size_t index, std::size_t widt
 
 }  // namespace
 
+std::string prefix_records(const Evidence& e);
+
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const CausalPass& f = e.fixture;
@@ -55,6 +57,15 @@ std::string render_trace(const Evidence& e) {
              .field("row_sum", f.row_sums.values()[i])
              .field("output", row(f.output, i, kWidth)));
   }
+  return out + prefix_records(e);
+}
+// endregion: trace-records
+
+// region: trace-prefix-records
+std::string prefix_records(const Evidence& e) {
+  const CausalPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
   // The prefix check: the last token replaced, every output row compared bit for bit
   for (std::size_t i = 0; i < kTokens; ++i) {
     emit(Record("PREFIX")
@@ -78,6 +89,6 @@ std::string render_trace(const Evidence& e) {
            .field("prefix", holds ? "holds" : "broken"));
   return out;
 }
-// endregion: trace-records
+// endregion: trace-prefix-records
 
 }  // namespace ch28
