@@ -35,7 +35,7 @@ struct Saturation {
   HeadPass unscaled, scaled;
 };
 
-/// The exercise answers (exercises.cpp).
+/// The exercise answers (exercise_answers()).
 struct Exercises {
   HeadPass wide;               // 1. B=2, T=5, d_model=8, d_k=d_v=4
   std::size_t parameters = 0;  // 1. scalars in W_Q, W_K, W_V

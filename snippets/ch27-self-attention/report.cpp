@@ -1,5 +1,6 @@
 // Chapter 27
-// The report: one `key=value` line per fact, tensors as `shape:[..] values:[..]`.
+// The report (one `key=value` line per fact, tensors as `shape:[..] values:[..]`) and
+// the trace (the records behind docs/_ext/diagrams/ch27.py).
 #include <cmath>
 #include <string>
 #include <vector>
@@ -7,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -15,8 +17,13 @@ namespace ch27 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
+using llmfs::report::Record;
 
 namespace {
+
+std::span<const double> row(const Tensor& t, std::size_t index, std::size_t width) {
+  return t.values().subspan(index * width, width);
+}
 
 // `name:[shape]` for each stage of a pass: input (when given), Q, K, V, S, A, Y
 std::string shapes_line(const std::vector<std::string>& names,
@@ -108,5 +115,78 @@ std::string render_report(const Evidence& e) {
       "next=block every key to the right of its query: 28-causal-masking",
   });
 }
+
+// region: trace-mixture-records
+std::string mixture_records(const Evidence& e) {
+  const HeadPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
+  // Each query's weight row, its sum, and the value mixture it produces
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    emit(Record("MIX")
+             .field("query", i)
+             .field("weights", row(f.weights, i, kTokens))
+             .field("row_sum", f.row_sums.values()[i])
+             .field("output", row(f.output, i, kWidth)));
+  }
+  // The same keys without and with the 1/√d_k scale
+  const Saturation& s = e.saturation;
+  for (const auto& [scale, pass] :
+       {std::pair{"none", &s.unscaled}, std::pair{"1/sqrt(d_k)", &s.scaled}}) {
+    emit(Record("SATURATION")
+             .field("scale", scale)
+             .field("d_k", pass->key.shape()[2])
+             .field("scores", pass->scores.values())
+             .field("weights", pass->weights.values())
+             .field("max_derivative", max_softmax_derivative(pass->weights.values())));
+  }
+  emit(Record("ADDITIVE")
+           .field("query", 0)
+           .field("additive", std::span<const double>(e.additive))
+           .field("dot", f.scores.values().first(kTokens)));
+  return out;
+}
+// endregion: trace-mixture-records
+
+// region: trace-records
+std::string render_trace(const Evidence& e) {
+  const HeadPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
+
+  emit(Record("CONFIG")
+           .field("batch", kBatch)
+           .field("tokens", kTokens)
+           .field("d_model", kWidth)
+           .field("d_k", kWidth)
+           .field("d_v", kWidth)
+           .field("scale", 1.0 / std::sqrt(2.0))
+           .field("projections", "identity"));
+  // The projected rows, stage by stage
+  const std::pair<const char*, const Tensor*> stages[] = {
+      {"query", &f.query}, {"key", &f.key}, {"value", &f.value}};
+  for (const auto& [name, tensor] : stages) {
+    for (std::size_t t = 0; t < kTokens; ++t) {
+      emit(Record("ROW")
+               .field("stage", name)
+               .field("token", t)
+               .field("values", row(*tensor, t, kWidth)));
+    }
+  }
+  // Every query/key pair: raw dot product, scaled score, weight
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    for (std::size_t j = 0; j < kTokens; ++j) {
+      const std::size_t at = i * kTokens + j;
+      emit(Record("CELL")
+               .field("query", i)
+               .field("key", j)
+               .field("dot", f.dots.values()[at])
+               .field("score", f.scores.values()[at])
+               .field("weight", f.weights.values()[at]));
+    }
+  }
+  return out + mixture_records(e);
+}
+// endregion: trace-records
 
 }  // namespace ch27

@@ -27,7 +27,7 @@ struct CausalPass {
   Tensor row_sums;  // [B,T,1]
 };
 
-/// The exercise answers (exercises.cpp).
+/// The exercise answers (exercise_answers()).
 struct Exercises {
   std::size_t allowed_4 = 0, blocked_4 = 0;      // 1. mask entries at T = 4
   std::size_t allowed_1024 = 0, total_1024 = 0;  // 1. and at T = 1024

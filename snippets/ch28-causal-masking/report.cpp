@@ -1,5 +1,6 @@
 // Chapter 28
-// The report: one `key=value` line per fact, tensors as `shape:[..] values:[..]`.
+// The report (one `key=value` line per fact, tensors as `shape:[..] values:[..]`) and
+// the trace (the records behind docs/_ext/diagrams/ch28.py).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -8,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -16,8 +18,13 @@ namespace ch28 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
+using llmfs::report::Record;
 
 namespace {
+
+std::span<const double> row(const Tensor& t, std::size_t index, std::size_t width) {
+  return t.values().subspan(index * width, width);
+}
 
 // `row_0:<status> row_1:<status> ...` for every row of two [..., T, W] tensors
 std::string statuses(const Tensor& before, const Tensor& after) {
@@ -122,5 +129,74 @@ std::string render_report(const Evidence& e) {
       "next=rotate queries and keys by position so scores see distance: 29-rope",
   });
 }
+
+// region: trace-prefix-records
+std::string prefix_records(const Evidence& e) {
+  const CausalPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
+  // The prefix check: the last token replaced, every output row compared bit for bit
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    emit(Record("PREFIX")
+             .field("token", i)
+             .field("before", row(f.output, i, kWidth))
+             .field("after", row(e.changed.output, i, kWidth))
+             .field("status", same_row(f.output, e.changed.output, i)
+                                  ? "bitwise-unchanged"
+                                  : "changed")
+             .field("replaced", kTokens - 1)
+             .field("replacement", std::span<const double>(kReplacement)));
+  }
+  // A finite mask leaks: exercise 5
+  const Exercises& x = e.exercises;
+  const bool holds = same_row(x.finite_before, x.finite_after, 0);
+  emit(Record("LEAK")
+           .field("mask", kFiniteMask)
+           .field("future_weight", x.future_weight)
+           .field("row0_before", row(x.finite_before, 0, kWidth))
+           .field("row0_after", row(x.finite_after, 0, kWidth))
+           .field("prefix", holds ? "holds" : "broken"));
+  return out;
+}
+// endregion: trace-prefix-records
+
+// region: trace-records
+std::string render_trace(const Evidence& e) {
+  const CausalPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
+
+  emit(Record("CONFIG")
+           .field("batch", kBatch)
+           .field("tokens", kTokens)
+           .field("d_k", kWidth)
+           .field("scale", 1.0 / std::sqrt(2.0))
+           .field("mask", "additive causal"));
+  // Every query/key pair: visibility, score, mask entry, masked score, weight
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    for (std::size_t j = 0; j < kTokens; ++j) {
+      const std::size_t at = i * kTokens + j;
+      emit(Record("CELL")
+               .field("query", i)
+               .field("key", j)
+               .field("visibility", j <= i ? "allowed" : "blocked")
+               .field("diagonal", i == j)
+               .field("score", f.scores.values()[at])
+               .field("mask", f.mask.values()[at])
+               .field("masked_score", f.masked_scores.values()[at])
+               .field("weight", f.weights.values()[at]));
+    }
+  }
+  // Each row's sum and value mixture
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    emit(Record("MIX")
+             .field("query", i)
+             .field("allowed_keys", i + 1)
+             .field("row_sum", f.row_sums.values()[i])
+             .field("output", row(f.output, i, kWidth)));
+  }
+  return out + prefix_records(e);
+}
+// endregion: trace-records
 
 }  // namespace ch28
