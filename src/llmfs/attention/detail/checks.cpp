@@ -17,6 +17,7 @@ bool same_leading_axes(const tensor::Shape& a, const tensor::Shape& b) {
 
 }  // namespace
 
+// region: pair-checks
 std::expected<void, AttentionError> check_pair(std::string_view stage,
                                                const tensor::Shape& query,
                                                const tensor::Shape& key) {
@@ -40,6 +41,9 @@ std::expected<void, AttentionError> check_pair(std::string_view stage,
   return {};
 }
 
+// endregion: pair-checks
+
+// region: value-checks
 std::expected<void, AttentionError> check_value(std::string_view stage,
                                                 const tensor::Shape& query,
                                                 const tensor::Shape& key,
@@ -64,6 +68,7 @@ std::expected<void, AttentionError> check_value(std::string_view stage,
   }
   return {};
 }
+// endregion: value-checks
 
 // region: causal-checks
 std::expected<void, AttentionError> check_causal(std::string_view stage,
