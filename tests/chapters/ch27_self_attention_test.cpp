@@ -17,6 +17,7 @@
 #include <llmfs/tensor/softmax.hpp>
 
 #include "evidence.hpp"
+#include "fixture.hpp"
 #include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
 
@@ -100,7 +101,7 @@ TEST(Ch27Fixture, LossIsTheUpstreamWeightedSumOfTheHandOutputs) {
   const HandFixture h;
   const std::vector<double> y{2 * h.big, h.small + h.big, h.small + h.big,
                               2 * h.big, h.side + h.self, h.side + h.self};
-  const std::vector<double> u{1.0, -0.5, 0.25, 0.75, -0.3, 0.8};
+  const auto& u = ch27::kUpstream;  // [1,-0.5,0.25,0.75,-0.3,0.8]
   double loss = 0.0;
   for (std::size_t i = 0; i < y.size(); ++i)
     loss += y[i] * u[i];

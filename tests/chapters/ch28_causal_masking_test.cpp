@@ -20,6 +20,7 @@
 #include <llmfs/tensor/softmax.hpp>
 
 #include "evidence.hpp"
+#include "fixture.hpp"
 #include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
 
