@@ -1,214 +1,182 @@
 // Chapter 28
 #include "evidence.hpp"
 
-#include <bit>
-#include <cstdint>
+#include <algorithm>
+#include <cmath>
 #include <limits>
-#include <stdexcept>
-#include <type_traits>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include <llmfs/attention/causal.hpp>
-#include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/try.hpp>
+#include <llmfs/tensor/broadcast.hpp>
+#include <llmfs/tensor/layout.hpp>
+#include <llmfs/tensor/matmul.hpp>
 #include <llmfs/tensor/softmax.hpp>
-
-#include "../common/expect.hpp"
 
 namespace ch28 {
 
-namespace ag = llmfs::autograd;
 namespace at = llmfs::attention;
-using llmfs::tensor::Shape;
+namespace tensor = llmfs::tensor;
+using tensor::Shape;
+
+Step<CausalPass> run_causal(const Tensor& input, const Tensor& query_weight,
+                            const Tensor& key_weight, const Tensor& value_weight) {
+  auto query = LLMFS_TRY_AT("query projection", tensor::matmul(input, query_weight));
+  auto key = LLMFS_TRY_AT("key projection", tensor::matmul(input, key_weight));
+  auto value = LLMFS_TRY_AT("value projection", tensor::matmul(input, value_weight));
+  llmfs::autograd::Tape tape;
+  const auto head = LLMFS_TRY_AT(
+      "causal head", at::causal_self_attention(tape.constant(query), tape.constant(key),
+                                               tape.constant(value)));
+  auto weights = LLMFS_TRY_AT("read weights", head.weights.value());
+  auto row_sums = LLMFS_TRY(snippets::row_sums(weights));
+  return CausalPass{query,
+                    key,
+                    value,
+                    LLMFS_TRY_AT("mask", at::causal_mask(input.shape()[1])),
+                    LLMFS_TRY_AT("read scores", head.scores.value()),
+                    LLMFS_TRY_AT("read masked scores", head.masked_scores.value()),
+                    std::move(weights),
+                    LLMFS_TRY_AT("read output", head.output.value()),
+                    std::move(row_sums)};
+}
+
+// region: prefix-invariance
+Step<CausalPass> with_last_token_replaced(const Tensor& input, const Tensor& identity) {
+  // Replace only the last token; every earlier row is then compared bit for bit
+  Tensor changed = input;
+  std::ranges::copy(kReplacement, changed.mutable_values().end() - kWidth);
+  return run_causal(changed, identity, identity, identity);
+}
+
+Tensor row_of(const Tensor& tensor, std::size_t row) {
+  const std::size_t width = tensor.shape()[tensor.rank() - 1];
+  Tensor out = Tensor::zeros(Shape{width});
+  std::ranges::copy(tensor.values().subspan(row * width, width),
+                    out.mutable_values().begin());
+  return out;
+}
+
+bool same_row(const Tensor& before, const Tensor& after, std::size_t row) {
+  return tensor::bitwise_equal(row_of(before, row), row_of(after, row));
+}
+// endregion: prefix-invariance
+
+Step<Evidence> gather_evidence() {
+  Evidence e{};
+  const Tensor& input = e.input = LLMFS_TRY_AT(
+      "fixture input",
+      Tensor::from(Shape{kBatch, kTokens, kWidth}, {kInput.begin(), kInput.end()}));
+  const Tensor& identity = e.identity = LLMFS_TRY_AT(
+      "fixture identity",
+      Tensor::from(Shape{kWidth, kWidth}, {kIdentity.begin(), kIdentity.end()}));
+  e.fixture = LLMFS_TRY(run_causal(input, identity, identity, identity));
+  e.changed = LLMFS_TRY(with_last_token_replaced(input, identity));
+
+  // Gradients of Σ output ⊙ upstream with respect to X, W_Q, W_K, W_V
+  e.upstream = LLMFS_TRY_AT("fixture upstream",
+                            Tensor::from(Shape{kBatch, kTokens, kWidth},
+                                         {kUpstream.begin(), kUpstream.end()}));
+  const auto head = &at::causal_self_attention;
+  const std::vector<Tensor> inputs{input, identity, identity, identity};
+  e.gradients = LLMFS_TRY(snippets::head_gradients(head, inputs, e.upstream));
+  e.check = LLMFS_TRY_AT(
+      "gradcheck",
+      llmfs::autograd::check_gradients(snippets::projected_head_loss(head, e.upstream),
+                                       inputs, {kGradStep, kGradTolerance}));
+  // A loss that reads rows 0 and 1 only: no gradient may reach token 2
+  Tensor early = e.upstream;
+  std::ranges::fill(early.mutable_values().last(kWidth), 0.0);
+  e.early = LLMFS_TRY(snippets::head_gradients(head, inputs, early));
+
+  // Typed errors, each call wrong in one way
+  auto refusal = [](const Tensor& query, const Tensor& key) {
+    llmfs::autograd::Tape tape;
+    return snippets::error_text(at::causal_self_attention(
+        tape.constant(query), tape.constant(key), tape.constant(key)));
+  };
+  e.error_empty_tokens =
+      refusal(Tensor::zeros(Shape{1, 0, 2}), Tensor::zeros(Shape{1, 0, 2}));
+  e.error_token_mismatch = refusal(input, Tensor::zeros(Shape{1, 2, 2}));
+  const double blocked = -std::numeric_limits<double>::infinity();
+  const auto all_blocked = LLMFS_TRY_AT(
+      "masked row", Tensor::from(Shape{2, 2}, {0.0, blocked, blocked, blocked}));
+  e.error_fully_masked_row =
+      snippets::error_text(tensor::softmax_last_axis(all_blocked));
+
+  const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
+  e.empty_batch_output =
+      LLMFS_TRY(run_causal(none, identity, identity, identity)).output.shape();
+  e.exercises = LLMFS_TRY(exercise_answers(input, identity));
+  return e;
+}
 
 namespace {
 
-// The fixtures are constants: a failed step is a bug in the program, reported with its
-// stage.
-using snippets::guarded;
-using snippets::ok;
-
-template <std::size_t N>
-Tensor make(Shape shape, const std::array<double, N>& values) {
-  return ok(
-      Tensor::from(std::move(shape), std::vector<double>(values.begin(), values.end())),
-      "fixture tensor");
+// The number of blocked (−∞) entries of the [T,T] mask.
+Step<std::size_t> blocked_entries(std::size_t tokens) {
+  const auto mask = LLMFS_TRY_AT("mask", at::causal_mask(tokens));
+  return static_cast<std::size_t>(
+      std::ranges::count_if(mask.values(), [](double m) { return std::isinf(m); }));
 }
 
-std::vector<double> row_sums(const Tensor& weights) {
-  const std::size_t keys = weights.shape()[weights.rank() - 1];
-  std::vector<double> sums;
-  for (std::size_t start = 0; keys > 0 && start < weights.size(); start += keys) {
-    double total = 0.0;
-    for (std::size_t j = 0; j < keys; ++j)
-      total += weights.values()[start + j];
-    sums.push_back(total);
-  }
-  return sums;
-}
-
-Tensor with_last_token(const Tensor& input, std::array<double, kWidth> row) {
-  Tensor changed = input;
-  auto values = changed.mutable_values();
-  for (std::size_t c = 0; c < kWidth; ++c)
-    values[(kTokens - 1) * kWidth + c] = row[c];
-  return changed;
+// Exercise 5: the causal head by hand (Q = K = V = X), the mask's −∞ entries replaced
+// by `blocked`; returns the weights and the output.
+Step<std::pair<Tensor, Tensor>> finite_mask_head(const Tensor& x, double blocked) {
+  auto mask = LLMFS_TRY_AT("mask", at::causal_mask(x.shape()[1]));
+  std::ranges::replace_if(
+      mask.mutable_values(), [](double m) { return std::isinf(m); }, blocked);
+  const auto x_t = LLMFS_TRY_AT("Xᵀ", tensor::transpose(x, 1, 2));
+  const auto dots = LLMFS_TRY_AT("X·Xᵀ", tensor::matmul(x, x_t));
+  const auto scores = LLMFS_TRY_AT("scale", tensor::scale(dots, 1.0 / std::sqrt(2.0)));
+  const auto masked = LLMFS_TRY_AT("finite mask", tensor::add(scores, mask));
+  auto weights = LLMFS_TRY_AT("softmax", tensor::softmax_last_axis(masked));
+  auto output = LLMFS_TRY_AT("mix", tensor::matmul(weights, x));
+  return std::pair{std::move(weights), std::move(output)};
 }
 
 }  // namespace
 
-bool row_bitwise_equal(const Tensor& a, const Tensor& b, std::size_t row,
-                       std::size_t width) {
-  for (std::size_t c = 0; c < width; ++c) {
-    const double x = a.values()[row * width + c];
-    const double y = b.values()[row * width + c];
-    if (std::bit_cast<std::uint64_t>(x) != std::bit_cast<std::uint64_t>(y))
-      return false;
-  }
-  return true;
+// region: exercise-answers
+Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity) {
+  Exercises answers;
+  // 1. Count the mask's allowed (0) and blocked (−∞) entries
+  answers.blocked_4 = LLMFS_TRY(blocked_entries(4));
+  answers.allowed_4 = 4 * 4 - answers.blocked_4;
+  answers.total_1024 = 1024 * 1024;
+  answers.allowed_1024 = answers.total_1024 - LLMFS_TRY(blocked_entries(1024));
+
+  // 2. W_Q = 0: equal scores, so each row is uniform over the keys it may see
+  answers.blind =
+      LLMFS_TRY(run_causal(input, Tensor::zeros(Shape{2, 2}), identity, identity));
+
+  // 3. Change token 1 only
+  const auto changed = LLMFS_TRY_AT(
+      "token 1 changed",
+      Tensor::from(input.shape(), {kToken1Changed.begin(), kToken1Changed.end()}));
+  answers.token_1_changed_output =
+      LLMFS_TRY(run_causal(changed, identity, identity, identity)).output;
+
+  // 4. Chapter 27's unmasked head on the same rows (identity projections: Q = K = V =
+  // X)
+  llmfs::autograd::Tape tape;
+  const auto x = tape.constant(input);
+  const auto unmasked =
+      LLMFS_TRY_AT("unmasked head", at::scaled_dot_product_attention(x, x, x));
+  answers.unmasked_weights = LLMFS_TRY_AT("read weights", unmasked.weights.value());
+  answers.unmasked_output = LLMFS_TRY_AT("read output", unmasked.output.value());
+
+  // 5. A finite mask of −10 instead of −∞, before and after token 2 := [3,-2]
+  Tensor replaced = input;
+  std::ranges::copy(kReplacement, replaced.mutable_values().end() - kWidth);
+  std::tie(answers.finite_weights, answers.finite_before) =
+      LLMFS_TRY(finite_mask_head(input, kFiniteMask));
+  answers.finite_after = LLMFS_TRY(finite_mask_head(replaced, kFiniteMask)).second;
+  answers.future_weight =
+      answers.finite_weights.values()[1] + answers.finite_weights.values()[2];
+  return answers;
 }
-
-std::expected<CausalPass, std::string> run_causal(const Tensor& input,
-                                                  const Tensor& query_weight,
-                                                  const Tensor& key_weight,
-                                                  const Tensor& value_weight) {
-  return guarded([&] {
-    ag::Tape tape;
-    const auto x = tape.constant(input);
-    const auto q = ok(ag::matmul(x, tape.constant(query_weight)), "query projection");
-    const auto k = ok(ag::matmul(x, tape.constant(key_weight)), "key projection");
-    const auto v = ok(ag::matmul(x, tape.constant(value_weight)), "value projection");
-    const auto head = ok(at::causal_self_attention(q, k, v), "causal head");
-    CausalPass pass{};
-    pass.input = input;
-    pass.query = ok(q.value(), "read Q");
-    pass.key = ok(k.value(), "read K");
-    pass.value = ok(v.value(), "read V");
-    pass.mask = ok(at::causal_mask(input.shape()[1]), "mask");
-    pass.scores = ok(head.scores.value(), "read scores");
-    pass.masked_scores = ok(head.masked_scores.value(), "read masked scores");
-    pass.weights = ok(head.weights.value(), "read weights");
-    pass.output = ok(head.output.value(), "read output");
-    pass.row_sums = row_sums(pass.weights);
-    return pass;
-  });
-}
-
-std::expected<std::array<Tensor, 2>, std::string> run_unmasked(const Tensor& input) {
-  return guarded([&] {
-    ag::Tape tape;
-    const auto x = tape.constant(input);  // identity projections: Q = K = V = X
-    const auto head = ok(at::scaled_dot_product_attention(x, x, x), "unmasked head");
-    return std::array<Tensor, 2>{ok(head.weights.value(), "read weights"),
-                                 ok(head.output.value(), "read output")};
-  });
-}
-
-// region: prefix-invariance
-std::expected<PrefixEvidence, std::string> prefix_evidence(const CausalPass& original,
-                                                           const Tensor& identity) {
-  // Replace only the last token, then compare every earlier row bit for bit
-  const Tensor changed_input = with_last_token(original.input, kReplacement);
-  auto changed = run_causal(changed_input, identity, identity, identity);
-  if (!changed) return std::unexpected(changed.error());
-  PrefixEvidence evidence{*changed, {}, {}};
-  for (std::size_t row = 0; row < kTokens; ++row) {
-    evidence.weights_row_unchanged.push_back(
-        row_bitwise_equal(original.weights, changed->weights, row, kTokens));
-    evidence.output_row_unchanged.push_back(
-        row_bitwise_equal(original.output, changed->output, row, kWidth));
-  }
-  return evidence;
-}
-// endregion: prefix-invariance
-
-std::expected<Evidence, std::string> gather_evidence() {
-  return guarded([] {
-    Evidence evidence{};
-    const Tensor input = make(Shape{kBatch, kTokens, kWidth}, kInput);
-    const Tensor identity = make(Shape{kWidth, kWidth}, kIdentity);
-    evidence.fixture = ok(run_causal(input, identity, identity, identity), "fixture");
-    evidence.prefix = ok(prefix_evidence(evidence.fixture, identity), "prefix");
-
-    // Gradients of Σ output ⊙ upstream with respect to X, W_Q, W_K, W_V
-    GradientEvidence& grads = evidence.gradients;
-    grads.upstream = make(Shape{kBatch, kTokens, kWidth}, kUpstream);
-    auto loss_with = [](const Tensor& upstream) -> ag::LossBuilder {
-      return [upstream](ag::Tape& tape, std::span<const ag::TensorValue> in)
-                 -> std::expected<ag::TensorValue, ag::AutogradError> {
-        auto q = ag::matmul(in[0], in[1]);
-        auto k = ag::matmul(in[0], in[2]);
-        auto v = ag::matmul(in[0], in[3]);
-        if (!q || !k || !v)
-          return std::unexpected(!q ? q.error() : !k ? k.error() : v.error());
-        auto head = at::causal_self_attention(*q, *k, *v);
-        if (!head) {
-          return std::unexpected(
-              ag::AutogradError{ag::AutogradErrorCode::invalid_argument,
-                                "causal head",
-                                fmt::format("{}", head.error()),
-                                {}});
-        }
-        auto weighted = ag::multiply(head->output, tape.constant(upstream));
-        if (!weighted) return std::unexpected(weighted.error());
-        return ag::sum(*weighted);
-      };
-    };
-    const std::vector<Tensor> inputs{input, identity, identity, identity};
-    auto gradients_of = [&](const ag::LossBuilder& loss) {
-      ag::Tape tape;
-      std::vector<ag::TensorValue> leaves;
-      for (const auto& tensor : inputs)
-        leaves.push_back(tape.parameter(tensor));
-      const auto value = ok(loss(tape, leaves), "loss");
-      ok(ag::backward(value, Tensor::scalar(1.0)), "backward");
-      std::vector<Tensor> out{ok(value.value(), "read loss")};
-      for (const auto& leaf : leaves)
-        out.push_back(ok(leaf.gradient(), "read gradient"));
-      return out;
-    };
-    const auto full = gradients_of(loss_with(grads.upstream));
-    grads.loss = full[0].values()[0];
-    grads.input_gradient = full[1];
-    grads.query_weight_gradient = full[2];
-    grads.key_weight_gradient = full[3];
-    grads.value_weight_gradient = full[4];
-    grads.check = ok(ag::check_gradients(loss_with(grads.upstream), inputs,
-                                         {kGradStep, kGradTolerance}),
-                     "gradcheck");
-    // A loss that reads rows 0 and 1 only: no gradient may reach token 2
-    Tensor early = grads.upstream;
-    for (std::size_t c = 0; c < kWidth; ++c)
-      early.mutable_values()[(kTokens - 1) * kWidth + c] = 0.0;
-    const auto barrier = gradients_of(loss_with(early));
-    const auto row_2 = barrier[1].values().subspan((kTokens - 1) * kWidth, kWidth);
-    grads.barrier_gradient_row_2.assign(row_2.begin(), row_2.end());
-
-    // Typed errors, each call wrong in one way
-    auto refused = [](const Tensor& q, const Tensor& k) {
-      ag::Tape tape;
-      auto head = at::causal_self_attention(tape.constant(q), tape.constant(k),
-                                            tape.constant(k));
-      return head ? std::string("accepted") : fmt::format("{}", head.error());
-    };
-    evidence.errors.empty_tokens =
-        refused(Tensor::zeros(Shape{1, 0, 2}), Tensor::zeros(Shape{1, 0, 2}));
-    evidence.errors.token_mismatch = refused(input, Tensor::zeros(Shape{1, 2, 2}));
-    const double blocked = -std::numeric_limits<double>::infinity();
-    const auto all_blocked = llmfs::tensor::softmax_last_axis(
-        ok(Tensor::from(Shape{2, 2}, {0.0, blocked, blocked, blocked}), "masked row"));
-    evidence.errors.fully_masked_row =
-        all_blocked ? std::string("accepted") : fmt::format("{}", all_blocked.error());
-
-    const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
-    evidence.empty_batch_output =
-        ok(run_causal(none, identity, identity, identity), "empty batch")
-            .output.shape();
-    evidence.exercises = ok(exercise_answers(), "exercises");
-    return evidence;
-  });
-}
+// endregion: exercise-answers
 
 }  // namespace ch28

@@ -1,13 +1,15 @@
 // Chapter 28
-// The report: one `key=value` line per fact, tensors as `shape:[..]
-// values:[..]`.
+// The report (one `key=value` line per fact, tensors as `shape:[..] values:[..]`) and
+// the trace (the records behind docs/_ext/diagrams/ch28.py).
+#include <algorithm>
 #include <cmath>
 #include <string>
-#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -16,119 +18,185 @@ namespace ch28 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
+using llmfs::report::Record;
 
 namespace {
 
-std::string statuses(const std::vector<bool>& unchanged) {
+std::span<const double> row(const Tensor& t, std::size_t index, std::size_t width) {
+  return t.values().subspan(index * width, width);
+}
+
+// `row_0:<status> row_1:<status> ...` for every row of two [..., T, W] tensors
+std::string statuses(const Tensor& before, const Tensor& after) {
   std::string text;
-  for (std::size_t row = 0; row < unchanged.size(); ++row) {
+  for (std::size_t row = 0; row < kTokens; ++row)
     text += fmt::format("{}row_{}:{}", row ? " " : "", row,
-                        unchanged[row] ? "bitwise-unchanged" : "changed");
-  }
+                        same_row(before, after, row) ? "bitwise-unchanged" : "changed");
   return text;
 }
 
-bool blocked_weights_exactly_zero(const Tensor& weights) {
-  for (std::size_t i = 0; i < kTokens; ++i) {
-    for (std::size_t j = i + 1; j < kTokens; ++j) {
-      if (weights.values()[i * kTokens + j] != 0.0) return false;
-    }
-  }
-  return true;
+// Shortest round-trip decimals: `1` and `0` are exactly 1.0 and 0.0
+std::string exact(std::span<const double> values) {
+  return fmt::format("[{}]", fmt::join(values, ","));
+}
+
+std::size_t exact_zeros(std::span<const double> values) {
+  return static_cast<std::size_t>(std::ranges::count(values, 0.0));
 }
 
 }  // namespace
 
 std::string render_report(const Evidence& e) {
   const CausalPass& f = e.fixture;
-  const GradientEvidence& g = e.gradients;
-  const ExerciseAnswers& x = e.exercises;
-  const bool prefix_holds =
-      e.prefix.output_row_unchanged.at(0) && e.prefix.output_row_unchanged.at(1) &&
-      e.prefix.weights_row_unchanged.at(0) && e.prefix.weights_row_unchanged.at(1) &&
-      !e.prefix.output_row_unchanged.at(2);
-  bool barrier_zero = true;
-  for (double v : g.barrier_gradient_row_2)
-    barrier_zero = barrier_zero && v == 0.0;
-  std::vector<std::string> lines{
+  const Exercises& x = e.exercises;
+  std::size_t blocked = 0, blocked_zeros = 0;  // weights where the mask is −∞
+  for (std::size_t k = 0; k < f.mask.size(); ++k) {
+    const bool masked = std::isinf(f.mask.values()[k]);
+    blocked += masked ? 1 : 0;
+    blocked_zeros += masked && f.weights.values()[k] == 0.0 ? 1 : 0;
+  }
+  const auto barrier_row = e.early.gradients.at(0).values().last(kWidth);
+  auto last_row = [](const Tensor& a, const Tensor& b) {
+    return same_row(a, b, kTokens - 1) ? "bitwise" : "different";
+  };
+  return snippets::join_lines({
       "chapter=28-causal-masking",
       "prediction=query i reads keys 0..i only; blocked weights are exactly 0; row 0 "
-      "copies value 0; "
-      "changing the last token leaves every earlier row bitwise unchanged",
+      "copies value 0; changing the last token leaves every earlier row bitwise "
+      "unchanged",
       fmt::format("config=batch:{} tokens:{} d_model:{} d_k:{} d_v:{} scale:{} "
-                  "projections:identity "
-                  "mask:additive",
+                  "projections:identity mask:additive",
                   kBatch, kTokens, kWidth, kWidth, kWidth,
                   format_number(1.0 / std::sqrt(2.0))),
-      "input=" + format_tensor(f.input),
+      "input=" + format_tensor(e.input),
       "mask=" + format_tensor(f.mask),
       "scores=" + format_tensor(f.scores),
       "masked_scores=" + format_tensor(f.masked_scores),
       "weights=" + format_tensor(f.weights),
-      "row_sums=" + format_values(f.row_sums),
+      "row_sums=" + format_values(f.row_sums.values()),
       "output=" + format_tensor(f.output),
-      fmt::format("blocked=weights_exactly_zero:{} row_0_weight_exactly_one:{} "
-                  "row_0_equals_value_0:{}",
-                  blocked_weights_exactly_zero(f.weights), f.weights.values()[0] == 1.0,
-                  f.output.values()[0] == f.value.values()[0] &&
-                      f.output.values()[1] == f.value.values()[1]),
+      fmt::format("blocked=blocked_weights:{} exact_zeros:{} row_0_weight:{} "
+                  "row_0_output:{} value_0:{}",
+                  blocked, blocked_zeros, f.weights.values()[0],
+                  exact(f.output.values().first(kWidth)),
+                  exact(f.value.values().first(kWidth))),
       fmt::format("prefix=replaced_token:{} replacement:{} changed_output:{} weights "
                   "{} | output {}",
                   kTokens - 1, format_values(kReplacement),
-                  format_values(e.prefix.changed.output.values()),
-                  statuses(e.prefix.weights_row_unchanged),
-                  statuses(e.prefix.output_row_unchanged)),
-      fmt::format(
-          "gradient_barrier=loss_on_rows:[0,1] input_gradient_row_2:{} exactly_zero:{}",
-          format_values(g.barrier_gradient_row_2), barrier_zero),
-      fmt::format("upstream={} loss:{}", format_tensor(g.upstream),
-                  format_number(g.loss)),
-      "input_gradient=" + format_tensor(g.input_gradient),
-      "query_weight_gradient=" + format_tensor(g.query_weight_gradient),
-      "key_weight_gradient=" + format_tensor(g.key_weight_gradient),
-      "value_weight_gradient=" + format_tensor(g.value_weight_gradient),
+                  format_values(e.changed.output.values()),
+                  statuses(f.weights, e.changed.weights),
+                  statuses(f.output, e.changed.output)),
+      fmt::format("gradient_barrier=loss_on_rows:[0,1] input_gradient_row_2:{} "
+                  "exact_zeros:{}",
+                  format_values(barrier_row), exact_zeros(barrier_row)),
+      fmt::format("upstream={} loss:{}", format_tensor(e.upstream),
+                  format_number(e.gradients.loss)),
+      "input_gradient=" + format_tensor(e.gradients.gradients.at(0)),
+      "query_weight_gradient=" + format_tensor(e.gradients.gradients.at(1)),
+      "key_weight_gradient=" + format_tensor(e.gradients.gradients.at(2)),
+      "value_weight_gradient=" + format_tensor(e.gradients.gradients.at(3)),
       fmt::format(
           "gradcheck=input:{} query_weight:{} key_weight:{} value_weight:{} total:{} "
           "step:{:g} tolerance:{:g} passed:{}",
-          g.check.inputs.at(0).coordinates, g.check.inputs.at(1).coordinates,
-          g.check.inputs.at(2).coordinates, g.check.inputs.at(3).coordinates,
-          g.check.coordinates(), kGradStep, kGradTolerance, g.check.passed()),
+          e.check.inputs.at(0).coordinates, e.check.inputs.at(1).coordinates,
+          e.check.inputs.at(2).coordinates, e.check.inputs.at(3).coordinates,
+          e.check.coordinates(), kGradStep, kGradTolerance, e.check.passed()),
       fmt::format(
           "shapes=input:{} mask:{} scores:{} masked_scores:{} weights:{} output:{} "
           "empty_batch_output:{}",
-          f.input.shape(), f.mask.shape(), f.scores.shape(), f.masked_scores.shape(),
+          e.input.shape(), f.mask.shape(), f.scores.shape(), f.masked_scores.shape(),
           f.weights.shape(), f.output.shape(), e.empty_batch_output),
-      "error_empty_tokens=" + e.errors.empty_tokens,
-      "error_token_mismatch=" + e.errors.token_mismatch,
-      "error_fully_masked_row=" + e.errors.fully_masked_row,
+      "error_empty_tokens=" + e.error_empty_tokens,
+      "error_token_mismatch=" + e.error_token_mismatch,
+      "error_fully_masked_row=" + e.error_fully_masked_row,
       fmt::format(
           "exercise_1=t4_allowed:{} t4_blocked:{} t1024_allowed:{} t1024_total:{}",
-          x.e1_allowed_4, x.e1_blocked_4, x.e1_allowed_1024, x.e1_total_1024),
+          x.allowed_4, x.blocked_4, x.allowed_1024, x.total_1024),
       fmt::format("exercise_2=weights:{} output:{}",
-                  format_values(x.e2_weights.values()),
-                  format_values(x.e2_output.values())),
-      "exercise_3=token_1_changed " + statuses(x.e3_output_row_unchanged),
+                  format_values(x.blind.weights.values()),
+                  format_values(x.blind.output.values())),
+      "exercise_3=token_1_changed " + statuses(f.output, x.token_1_changed_output),
       fmt::format("exercise_4=last_row_weights_equal_unmasked:{} "
                   "last_row_output_equal_unmasked:{}",
-                  x.e4_weights_row_equal ? "bitwise" : "different",
-                  x.e4_output_row_equal ? "bitwise" : "different"),
+                  last_row(f.weights, x.unmasked_weights),
+                  last_row(f.output, x.unmasked_output)),
       fmt::format("exercise_5=finite_mask:{} row_0_future_weight:{} row_0_before:{} "
-                  "row_0_after_token_2_change:{} "
-                  "prefix_invariance:{}",
-                  format_number(kFiniteMask), format_number(x.e5_future_weight),
-                  format_values(x.e5_row0_before), format_values(x.e5_row0_after),
-                  x.e5_row0_before == x.e5_row0_after ? "holds" : "broken"),
-      fmt::format("proof=exact_zeros:{} prefix:{} gradient_barrier:{} gradients:{}",
-                  blocked_weights_exactly_zero(f.weights),
-                  prefix_holds ? "bitwise" : "FAILED",
-                  barrier_zero ? "exact-zero" : "FAILED",
-                  g.check.passed() ? "central-differences" : "FAILED"),
+                  "row_0_after_token_2_change:{} prefix_invariance:{}",
+                  format_number(kFiniteMask), format_number(x.future_weight),
+                  format_values(x.finite_before.values().first(kWidth)),
+                  format_values(x.finite_after.values().first(kWidth)),
+                  same_row(x.finite_before, x.finite_after, 0) ? "holds" : "broken"),
       "next=rotate queries and keys by position so scores see distance: 29-rope",
-  };
-  std::string text;
-  for (const auto& line : lines)
-    text += line + '\n';
-  return text;
+  });
 }
+
+// region: trace-prefix-records
+std::string prefix_records(const Evidence& e) {
+  const CausalPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
+  // The prefix check: the last token replaced, every output row compared bit for bit
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    emit(Record("PREFIX")
+             .field("token", i)
+             .field("before", row(f.output, i, kWidth))
+             .field("after", row(e.changed.output, i, kWidth))
+             .field("status", same_row(f.output, e.changed.output, i)
+                                  ? "bitwise-unchanged"
+                                  : "changed")
+             .field("replaced", kTokens - 1)
+             .field("replacement", std::span<const double>(kReplacement)));
+  }
+  // A finite mask leaks: exercise 5
+  const Exercises& x = e.exercises;
+  const bool holds = same_row(x.finite_before, x.finite_after, 0);
+  emit(Record("LEAK")
+           .field("mask", kFiniteMask)
+           .field("future_weight", x.future_weight)
+           .field("row0_before", row(x.finite_before, 0, kWidth))
+           .field("row0_after", row(x.finite_after, 0, kWidth))
+           .field("prefix", holds ? "holds" : "broken"));
+  return out;
+}
+// endregion: trace-prefix-records
+
+// region: trace-records
+std::string render_trace(const Evidence& e) {
+  const CausalPass& f = e.fixture;
+  std::string out;
+  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
+
+  emit(Record("CONFIG")
+           .field("batch", kBatch)
+           .field("tokens", kTokens)
+           .field("d_k", kWidth)
+           .field("scale", 1.0 / std::sqrt(2.0))
+           .field("mask", "additive causal"));
+  // Every query/key pair: visibility, score, mask entry, masked score, weight
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    for (std::size_t j = 0; j < kTokens; ++j) {
+      const std::size_t at = i * kTokens + j;
+      emit(Record("CELL")
+               .field("query", i)
+               .field("key", j)
+               .field("visibility", j <= i ? "allowed" : "blocked")
+               .field("diagonal", i == j)
+               .field("score", f.scores.values()[at])
+               .field("mask", f.mask.values()[at])
+               .field("masked_score", f.masked_scores.values()[at])
+               .field("weight", f.weights.values()[at]));
+    }
+  }
+  // Each row's sum and value mixture
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    emit(Record("MIX")
+             .field("query", i)
+             .field("allowed_keys", i + 1)
+             .field("row_sum", f.row_sums.values()[i])
+             .field("output", row(f.output, i, kWidth)));
+  }
+  return out + prefix_records(e);
+}
+// endregion: trace-records
 
 }  // namespace ch28

@@ -17,6 +17,7 @@
 #include <llmfs/tensor/softmax.hpp>
 
 #include "evidence.hpp"
+#include "fixture.hpp"
 #include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
 
@@ -30,7 +31,7 @@ namespace at = llmfs::attention;
 const ch27::Evidence& evidence() {
   static const ch27::Evidence gathered = [] {
     auto result = ch27::gather_evidence();
-    if (!result) throw std::runtime_error(result.error());
+    if (!result) throw std::runtime_error(fmt::format("{}", result.error()));
     return *result;
   }();
   return gathered;
@@ -100,7 +101,7 @@ TEST(Ch27Fixture, LossIsTheUpstreamWeightedSumOfTheHandOutputs) {
   const HandFixture h;
   const std::vector<double> y{2 * h.big, h.small + h.big, h.small + h.big,
                               2 * h.big, h.side + h.self, h.side + h.self};
-  const std::vector<double> u{1.0, -0.5, 0.25, 0.75, -0.3, 0.8};
+  const auto& u = ch27::kUpstream;  // [1,-0.5,0.25,0.75,-0.3,0.8]
   double loss = 0.0;
   for (std::size_t i = 0; i < y.size(); ++i)
     loss += y[i] * u[i];
@@ -108,16 +109,20 @@ TEST(Ch27Fixture, LossIsTheUpstreamWeightedSumOfTheHandOutputs) {
 }
 
 TEST(Ch27Fixture, EveryWeightRowSumsToOne) {
-  for (double sum : evidence().fixture.row_sums)
+  EXPECT_EQ(evidence().fixture.row_sums.shape(), (Shape{1, 3, 1}));
+  for (double sum : evidence().fixture.row_sums.values())
     EXPECT_NEAR(sum, 1.0, 1e-15);
 }
 
 TEST(Ch27Fixture, ShapesFollowTheContract) {
-  const auto& stages = evidence().shapes.stages;
+  const auto& f = evidence().fixture;
+  const std::vector<Shape> stages{
+      evidence().input.shape(), f.query.shape(),   f.key.shape(),   f.value.shape(),
+      f.scores.shape(),         f.weights.shape(), f.output.shape()};
   const std::vector<Shape> expected{{1, 3, 2}, {1, 3, 2}, {1, 3, 2}, {1, 3, 2},
                                     {1, 3, 3}, {1, 3, 3}, {1, 3, 2}};
   EXPECT_EQ(stages, expected);
-  EXPECT_EQ(evidence().shapes.empty_batch_output, (Shape{0, 3, 2}));
+  EXPECT_EQ(evidence().empty_batch_output, (Shape{0, 3, 2}));
 }
 
 TEST(Ch27SharedTable, ScalingOneValueColumnScalesOnlyThatOutputColumn) {
@@ -126,7 +131,7 @@ TEST(Ch27SharedTable, ScalingOneValueColumnScalesOnlyThatOutputColumn) {
   for (std::size_t t = 0; t < 3; ++t)
     value.mutable_values()[t * 2 + 1] *= 10.0;
   const auto scaled = ch27::run_head_on(f.query, f.key, value);
-  ASSERT_TRUE(scaled) << scaled.error();
+  ASSERT_TRUE(scaled) << fmt::format("{}", scaled.error());
   EXPECT_TRUE(llmfs::tensor::bitwise_equal(scaled->weights, f.weights));
   for (std::size_t t = 0; t < 3; ++t) {
     EXPECT_EQ(scaled->output.values()[t * 2], f.output.values()[t * 2]);
@@ -141,18 +146,21 @@ TEST(Ch27SharedTable, ScalingOneValueColumnScalesOnlyThatOutputColumn) {
 TEST(Ch27Saturation, UnscaledScoresSaturateAndScaledScoresDoNot) {
   const auto& s = evidence().saturation;
   const double z = 1.0 + std::exp(-8.0) + std::exp(-16.0);
-  expect_values_near(s.unscaled.scores, {16, 8, 0}, 0.0, "unscaled scores");
-  expect_values_near(s.unscaled.weights,
+  expect_values_near(s.unscaled.scores.values(), {16, 8, 0}, 0.0, "unscaled scores");
+  expect_values_near(s.unscaled.weights.values(),
                      {1.0 / z, std::exp(-8.0) / z, std::exp(-16.0) / z}, 1e-15,
                      "unscaled weights");
   const double y = std::exp(4.0) + std::exp(2.0) + 1.0;
-  expect_values_near(s.scaled.scores, {4, 2, 0}, 0.0, "scaled scores");
-  expect_values_near(s.scaled.weights, {std::exp(4.0) / y, std::exp(2.0) / y, 1.0 / y},
-                     1e-15, "scaled weights");
-  EXPECT_GT(s.unscaled.weights[0], 0.9996);
-  EXPECT_NEAR(s.unscaled.max_derivative, 0.000335, 5e-7);
-  EXPECT_NEAR(s.scaled.max_derivative, 0.115448, 5e-7);
-  EXPECT_GT(s.scaled.max_derivative / s.unscaled.max_derivative, 300.0);
+  expect_values_near(s.scaled.scores.values(), {4, 2, 0}, 0.0, "scaled scores");
+  expect_values_near(s.scaled.weights.values(),
+                     {std::exp(4.0) / y, std::exp(2.0) / y, 1.0 / y}, 1e-15,
+                     "scaled weights");
+  EXPECT_GT(s.unscaled.weights.values()[0], 0.9996);
+  const double unscaled = ch27::max_softmax_derivative(s.unscaled.weights.values());
+  const double scaled = ch27::max_softmax_derivative(s.scaled.weights.values());
+  EXPECT_NEAR(unscaled, 0.000335, 5e-7);
+  EXPECT_NEAR(scaled, 0.115448, 5e-7);
+  EXPECT_GT(scaled / unscaled, 300.0);
 }
 
 // max_softmax_derivative is the formula p_i(δ_ij − p_j); check it against central
@@ -180,8 +188,7 @@ TEST(Ch27Saturation, LargestDerivativeAgreesWithCentralDifferences) {
     const auto p =
         llmfs::tensor::softmax_last_axis(Tensor::from(Shape{3}, scores).value())
             .value();
-    const double formula = ch27::max_softmax_derivative(
-        std::vector<double>(p.values().begin(), p.values().end()));
+    const double formula = ch27::max_softmax_derivative(p.values());
     EXPECT_NEAR(formula, largest, 1e-8);
   }
 }
@@ -191,7 +198,7 @@ TEST(Ch27Saturation, LargestDerivativeAgreesWithCentralDifferences) {
 //   tanh(1).
 TEST(Ch27History, AdditiveScoresAreSumsOfTanh) {
   expect_values_near(
-      evidence().history.additive,
+      evidence().additive,
       {std::tanh(2.0), 2 * std::tanh(1.0), std::tanh(2.0) + std::tanh(1.0)}, 1e-15,
       "additive");
   EXPECT_NEAR(std::tanh(2.0), 0.964028, 5e-7);
@@ -200,7 +207,7 @@ TEST(Ch27History, AdditiveScoresAreSumsOfTanh) {
 }
 
 TEST(Ch27Gradients, EveryCoordinatePassesCentralDifferences) {
-  const auto& check = evidence().gradients.check;
+  const auto& check = evidence().check;
   ASSERT_EQ(check.inputs.size(), 4u);
   EXPECT_EQ(check.coordinates(), 18u);
   EXPECT_TRUE(check.passed()) << "max error " << check.max_abs_error();
@@ -212,12 +219,10 @@ TEST(Ch27Gradients, EveryCoordinatePassesCentralDifferences) {
 // evaluated by run_head at x ± δ for every one of the 18 coordinates.
 TEST(Ch27Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
   const auto& e = evidence();
-  const auto& upstream = e.gradients.upstream;
-  std::vector<Tensor> point{e.fixture.input, e.fixture.query_weight,
-                            e.fixture.key_weight, e.fixture.value_weight};
-  const std::vector<const Tensor*> reported{
-      &e.gradients.input_gradient, &e.gradients.query_weight_gradient,
-      &e.gradients.key_weight_gradient, &e.gradients.value_weight_gradient};
+  const auto& upstream = e.upstream;
+  std::vector<Tensor> point{e.input, e.identity, e.identity, e.identity};
+  const auto& reported = e.gradients.gradients;
+  ASSERT_EQ(reported.size(), 4u);
   auto loss = [&](const std::vector<Tensor>& at_point) {
     const auto pass =
         ch27::run_head(at_point[0], at_point[1], at_point[2], at_point[3]);
@@ -229,7 +234,7 @@ TEST(Ch27Gradients, ReportedGradientsMatchIndependentCentralDifferences) {
   EXPECT_NEAR(loss(point), e.gradients.loss, 1e-15);
   const std::size_t checked = llmfs::testing::central_differences(
       point, loss, 1e-6, [&](std::size_t which, std::size_t i, double numeric) {
-        EXPECT_NEAR(reported[which]->values()[i], numeric, 1e-8)
+        EXPECT_NEAR(reported[which].values()[i], numeric, 1e-8)
             << "input " << which << " coordinate " << i;
       });
   EXPECT_EQ(checked, 18u);
@@ -251,11 +256,11 @@ TEST(Ch27Errors, MalformedHeadInputsAreTypedErrors) {
   ASSERT_FALSE(flat);
   EXPECT_EQ(flat.error().code, at::AttentionErrorCode::input_rank);
   // The demo reports the same three refusals.
-  EXPECT_NE(evidence().errors.key_width.find("query and key widths differ"),
+  EXPECT_NE(evidence().error_key_width.find("query and key widths differ"),
             std::string::npos);
-  EXPECT_NE(evidence().errors.token_count.find("token counts differ"),
+  EXPECT_NE(evidence().error_token_count.find("token counts differ"),
             std::string::npos);
-  EXPECT_NE(evidence().errors.rank.find("ranks"), std::string::npos);
+  EXPECT_NE(evidence().error_rank.find("ranks"), std::string::npos);
 }
 
 // PyTorch reference case
@@ -319,27 +324,31 @@ TEST(Ch27Exercises, ShapesAndParameterCountForTheWiderHead) {
   const auto& x = evidence().exercises;
   const std::vector<Shape> expected{{2, 5, 4}, {2, 5, 4}, {2, 5, 4},
                                     {2, 5, 5}, {2, 5, 5}, {2, 5, 4}};
-  EXPECT_EQ(x.e1_shapes, expected);
-  EXPECT_EQ(x.e1_parameters, 3u * 8u * 4u);
+  const auto& w = x.wide;
+  const std::vector<Shape> shapes{w.query.shape(),   w.key.shape(),
+                                  w.value.shape(),   w.scores.shape(),
+                                  w.weights.shape(), w.output.shape()};
+  EXPECT_EQ(shapes, expected);
+  EXPECT_EQ(x.parameters, 3u * 8u * 4u);
 }
 
 TEST(Ch27Exercises, ZeroQueryGivesUniformRowsAndTheMeanValue) {
   const auto& x = evidence().exercises;
-  for (double w : x.e2_weights.values())
+  for (double w : x.blind.weights.values())
     EXPECT_EQ(w, 1.0 / 3.0);  // exp(0)/3 is exact
-  for (double y : x.e2_output.values())
+  for (double y : x.blind.output.values())
     EXPECT_NEAR(y, 2.0 / 3.0, 1e-15);
 }
 
 TEST(Ch27Exercises, ShiftingEveryKeyByOneVectorLeavesWeightsUnchanged) {
-  EXPECT_LE(evidence().exercises.e3_max_weight_change, 1e-15);
+  EXPECT_LE(evidence().exercises.weight_change, 1e-15);
 }
 
 TEST(Ch27Exercises, SwappingTokensPermutesTheOutputRows) {
   const auto& x = evidence().exercises;
   const HandFixture h;
-  EXPECT_LE(x.e4_max_mismatch, 1e-15);
-  expect_values_near(x.e4_output.values(),
+  EXPECT_LE(x.swap_mismatch, 1e-15);
+  expect_values_near(x.swapped.output.values(),
                      {h.side + h.self, h.side + h.self, h.small + h.big, h.big + h.big,
                       h.big + h.big, h.small + h.big},
                      1e-15, "swapped output");
@@ -350,14 +359,14 @@ TEST(Ch27Exercises, SwappingTokensPermutesTheOutputRows) {
 TEST(Ch27Exercises, WiderKeysSaturateHarderWithoutTheScale) {
   const auto& x = evidence().exercises;
   const double z = 1.0 + std::exp(-32.0) + std::exp(-64.0);
-  expect_values_near(x.e5_unscaled_weights,
+  expect_values_near(x.wide_keys.unscaled.weights.values(),
                      {1.0 / z, std::exp(-32.0) / z, std::exp(-64.0) / z}, 1e-15,
                      "unscaled");
-  EXPECT_NEAR(x.e5_unscaled_weights[1] / std::exp(-32.0), 1.0, 1e-12);
+  EXPECT_NEAR(x.wide_keys.unscaled.weights.values()[1] / std::exp(-32.0), 1.0, 1e-12);
   const double y = std::exp(8.0) + std::exp(4.0) + 1.0;
-  expect_values_near(x.e5_scaled_weights,
+  expect_values_near(x.wide_keys.scaled.weights.values(),
                      {std::exp(8.0) / y, std::exp(4.0) / y, 1.0 / y}, 1e-15, "scaled");
-  EXPECT_NEAR(x.e5_scaled_weights[1], 0.017980, 5e-7);
+  EXPECT_NEAR(x.wide_keys.scaled.weights.values()[1], 0.017980, 5e-7);
 }
 
 }  // namespace

@@ -1,8 +1,5 @@
 // Chapter 28
 #include <limits>
-#include <string>
-
-#include <fmt/format.h>
 
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/attention/detail/checks.hpp>
@@ -14,13 +11,8 @@ namespace llmfs::attention {
 // region: causal-mask
 std::expected<tensor::Tensor, AttentionError> causal_mask(std::size_t tokens) {
   // -> M: [T, T], M[i][j] = 0 if j <= i, −∞ if j > i
-  const tensor::Shape shape{tokens, tokens};
-  const auto count = shape.element_count();
-  if (!count || *count > tensor::max_element_count()) {
-    return reject(AttentionErrorCode::size_overflow, "causal mask",
-                  fmt::format("{} tokens overflow [T,T]", tokens));
-  }
-  tensor::Tensor mask = tensor::Tensor::zeros(shape);
+  LLMFS_TRY(detail::check_mask_size(tokens));
+  tensor::Tensor mask = tensor::Tensor::zeros(tensor::Shape{tokens, tokens});
   auto values = mask.mutable_values();
   for (std::size_t i = 0; i < tokens; ++i) {
     for (std::size_t j = i + 1; j < tokens; ++j) {
@@ -37,14 +29,8 @@ std::expected<CausalAttention, AttentionError> causal_self_attention(
     const autograd::TensorValue& value) {
   // Q, K: [..., T, d_k], V: [..., T, d_v] -> [..., T, d_v]
   constexpr std::string_view stage = "causal attention";
-  LLMFS_TRY(detail::check_pair(stage, query.shape(), key.shape()));
-  const std::size_t rank = query.shape().rank();
-  const std::size_t tokens = query.shape()[rank - 2];
-  if (key.shape()[rank - 2] != tokens) {
-    return reject(AttentionErrorCode::token_mismatch, stage,
-                  fmt::format("query {}, key {}", query.shape(), key.shape()));
-  }
-  LLMFS_TRY(detail::check_value(stage, query.shape(), key.shape(), value.shape()));
+  LLMFS_TRY(detail::check_causal(stage, query.shape(), key.shape(), value.shape()));
+  const std::size_t tokens = query.shape()[query.shape().rank() - 2];
 
   // Score every query against every key, scaled by 1/√d_k
   auto scores = LLMFS_TRY(scaled_scores(query, key));

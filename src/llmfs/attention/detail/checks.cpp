@@ -6,6 +6,7 @@
 
 #include <llmfs/attention/detail/checks.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::attention::detail {
 
@@ -17,6 +18,7 @@ bool same_leading_axes(const tensor::Shape& a, const tensor::Shape& b) {
 
 }  // namespace
 
+// region: pair-checks
 std::expected<void, AttentionError> check_pair(std::string_view stage,
                                                const tensor::Shape& query,
                                                const tensor::Shape& key) {
@@ -40,6 +42,9 @@ std::expected<void, AttentionError> check_pair(std::string_view stage,
   return {};
 }
 
+// endregion: pair-checks
+
+// region: value-checks
 std::expected<void, AttentionError> check_value(std::string_view stage,
                                                 const tensor::Shape& query,
                                                 const tensor::Shape& key,
@@ -64,5 +69,29 @@ std::expected<void, AttentionError> check_value(std::string_view stage,
   }
   return {};
 }
+// endregion: value-checks
+
+// region: causal-checks
+std::expected<void, AttentionError> check_causal(std::string_view stage,
+                                                 const tensor::Shape& query,
+                                                 const tensor::Shape& key,
+                                                 const tensor::Shape& value) {
+  LLMFS_TRY(check_pair(stage, query, key));
+  if (key[key.rank() - 2] != query[query.rank() - 2]) {
+    return reject(AttentionErrorCode::token_mismatch, stage,
+                  fmt::format("query {}, key {}", query, key));
+  }
+  return check_value(stage, query, key, value);
+}
+
+std::expected<void, AttentionError> check_mask_size(std::size_t tokens) {
+  const auto count = tensor::Shape{tokens, tokens}.element_count();
+  if (!count || *count > tensor::max_element_count()) {
+    return reject(AttentionErrorCode::size_overflow, "causal mask",
+                  fmt::format("{} tokens overflow [T,T]", tokens));
+  }
+  return {};
+}
+// endregion: causal-checks
 
 }  // namespace llmfs::attention::detail

@@ -1,0 +1,31 @@
+// Chapter 28
+#pragma once
+/// \file
+/// \brief Chapter 28's fixture, shared by its program and its tests: Chapter 27's
+/// three tokens and identity projections, plus the inputs of the prefix check and of
+/// the exercises.
+
+#include <array>
+
+#include "../ch27-self-attention/fixture.hpp"
+
+namespace ch28 {
+
+using ch27::kBatch;
+using ch27::kGradStep;
+using ch27::kGradTolerance;
+using ch27::kIdentity;
+using ch27::kInput;
+using ch27::kTokens;
+using ch27::kUpstream;
+using ch27::kWidth;
+
+/// The prefix check replaces the last token by this row.
+inline constexpr std::array<double, kWidth> kReplacement = {3.0, -2.0};
+/// Exercise 3: the input with token 1 changed to [-2,5].
+inline constexpr std::array<double, kTokens* kWidth> kToken1Changed = {1, 0, -2,
+                                                                       5, 1, 1};
+/// Exercise 5's finite stand-in for −∞.
+inline constexpr double kFiniteMask = -10.0;
+
+}  // namespace ch28
