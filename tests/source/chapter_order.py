@@ -339,9 +339,9 @@ BASE = {
     "src/llmfs/tensor/layout.hpp": "// Chapter 9\n#pragma once\n#include <llmfs/tensor/tensor.hpp>\n",
     "src/llmfs/tensor/layout.cpp": "// Chapter 9\n#include <llmfs/tensor/layout.hpp>\n",
     "src/llmfs/nn/linear.hpp": "// Chapter 19\n#pragma once\n#include <llmfs/tensor/layout.hpp>\n",
-    "snippets/common/expect.hpp": "// Chapter 0\n#pragma once\n",
+    "snippets/common/fake_helper.hpp": "// Chapter 0\n#pragma once\n",
     "snippets/ch08-tensor-storage/evidence.hpp":
-        "// Chapter 8\n#pragma once\n#include <llmfs/tensor/tensor.hpp>\n#include \"../common/expect.hpp\"\n",
+        "// Chapter 8\n#pragma once\n#include <llmfs/tensor/tensor.hpp>\n#include \"../common/fake_helper.hpp\"\n",
     "snippets/ch08-tensor-storage/evidence.cpp":
         "// Chapter 8\n#include \"evidence.hpp\"\n// region: storage\nint x = 0;\n// endregion: storage\n",
     "snippets/ch09-tensor-views/main.cpp": "// Chapter 9\n#include <llmfs/tensor/layout.hpp>\n",
@@ -400,7 +400,7 @@ CASES = [
     ("4", "snippet declares another chapter",
      {"snippets/ch09-tensor-views/main.cpp": "// Chapter 8\n#include <llmfs/tensor/tensor.hpp>\n"},
      "declares chapter 8, but snippets/ch09-tensor-views/ is chapter 9"),
-    ("4", "common snippet is not chapter 0", {"snippets/common/expect.hpp": "// Chapter 8\n#pragma once\n"},
+    ("4", "common snippet is not chapter 0", {"snippets/common/fake_helper.hpp": "// Chapter 8\n#pragma once\n"},
      "snippets/common/ is chapter 0"),
 ]
 
