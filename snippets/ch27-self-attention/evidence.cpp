@@ -199,8 +199,11 @@ std::expected<Evidence, std::string> gather_evidence() {
       grads.key_weight_gradient = ok(leaves[2].gradient(), "grad W_K");
       grads.value_weight_gradient = ok(leaves[3].gradient(), "grad W_V");
     }
-    grads.check =
-        ok(ag::check_gradients(loss, inputs, {kGradStep, kGradTolerance}), "gradcheck");
+    grads.check = ok(ag::check_tape_gradients(loss, inputs,
+                                              {.step = kGradStep,
+                                               .absolute_tolerance = kGradTolerance,
+                                               .relative_tolerance = 0.0}),
+                     "gradcheck");
 
     evidence.saturation = ok(saturation_evidence(16), "saturation");
 

@@ -174,8 +174,10 @@ std::expected<Evidence, std::string> gather_evidence() {
     grads.query_weight_gradient = full[2];
     grads.key_weight_gradient = full[3];
     grads.value_weight_gradient = full[4];
-    grads.check = ok(ag::check_gradients(loss_with(grads.upstream), inputs,
-                                         {kGradStep, kGradTolerance}),
+    grads.check = ok(ag::check_tape_gradients(loss_with(grads.upstream), inputs,
+                                              {.step = kGradStep,
+                                               .absolute_tolerance = kGradTolerance,
+                                               .relative_tolerance = 0.0}),
                      "gradcheck");
     // A loss that reads rows 0 and 1 only: no gradient may reach token 2
     Tensor early = grads.upstream;

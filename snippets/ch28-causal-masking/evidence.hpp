@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <llmfs/autograd/gradcheck.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace ch28 {

@@ -1,8 +1,8 @@
 // Central differences on all 12 + 4·16 = 76 coordinates of the fixture's loss
 // L = Σ MHA(X) ⊙ U, at step δ = 1e-6 and tolerance 8e-6.
 
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 
 #include "evidence.hpp"
 
@@ -49,10 +49,12 @@ std::expected<GradientEvidence, Failure> gather_gradients() {
   const std::array<Tensor, 5> inputs = {fixture_input(), identity(kModelWidth),
                                         identity(kModelWidth), identity(kModelWidth),
                                         fixture_output_weight()};
-  auto report = need(llmfs::autograd::check_gradients(
-                         fixture_loss, inputs,
-                         {.step = kGradientStep, .tolerance = kGradientTolerance}),
-                     "check the gradients by central differences");
+  auto report = need(
+      llmfs::autograd::check_tape_gradients(fixture_loss, inputs,
+                                            {.step = kGradientStep,
+                                             .absolute_tolerance = kGradientTolerance,
+                                             .relative_tolerance = 0.0}),
+      "check the gradients by central differences");
   if (!report) return std::unexpected(report.error());
   const auto& checks = report->inputs;
   return GradientEvidence{.input_checks = checks[0].coordinates,
