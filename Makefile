@@ -36,7 +36,7 @@ book: build
 	@ctest --preset $(PRESET) -L golden
 	@echo "== regions and fences: every region shown exactly once, no hand-typed code"
 	@$(PYTHON) tests/book/book_checks.py regions .
-	@$(PYTHON) tests/book/book_checks.py fences .
+	@$(PYTHON) tests/book/book_checks.py fences . && $(PYTHON) tests/book/listing_check.py check .
 	@echo "== book: API reference (Doxygen) and chapters (Sphinx)"
 	@cmake --build --preset $(PRESET) --target book
 	@echo "book: open build/book/html/index.html"

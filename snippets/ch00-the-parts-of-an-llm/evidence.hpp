@@ -1,4 +1,5 @@
-// Chapter 0: a toy language model with every part of a real one, small enough to check
+// Chapter 0
+// A toy language model with every part of a real one, small enough to check
 // by hand.
 #pragma once
 

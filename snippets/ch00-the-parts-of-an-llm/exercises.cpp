@@ -1,3 +1,4 @@
+// Chapter 0
 #include "evidence.hpp"
 
 namespace ch00 {

@@ -1,4 +1,5 @@
-// Chapter 0 demo: the report on stdout; with --trace, the diagram's trace records.
+// Chapter 0
+// The demo: the report on stdout; with --trace, the diagram's trace records.
 #include <string_view>
 
 #include <fmt/core.h>

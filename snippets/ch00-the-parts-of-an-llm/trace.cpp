@@ -1,3 +1,4 @@
+// Chapter 0
 #include <fmt/format.h>
 
 #include "evidence.hpp"

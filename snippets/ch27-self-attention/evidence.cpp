@@ -1,3 +1,4 @@
+// Chapter 27
 #include "evidence.hpp"
 
 #include <algorithm>

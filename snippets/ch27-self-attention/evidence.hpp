@@ -1,3 +1,4 @@
+// Chapter 27
 #pragma once
 // Chapter 27: every value the chapter quotes, gathered from one head on frozen
 // fixtures.

@@ -1,4 +1,5 @@
-// Chapter 27 exercises: each answer is computed by running the library's head.
+// Chapter 27
+// The exercises: each answer is computed by running the library's head.
 #include <algorithm>
 #include <cmath>
 

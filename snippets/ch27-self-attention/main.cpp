@@ -1,4 +1,5 @@
-// Chapter 27 demo: the report on stdout; with --trace, the diagram's trace records
+// Chapter 27
+// The demo: the report on stdout; with --trace, the diagram's trace records
 // instead.
 #include <string_view>
 

@@ -1,4 +1,5 @@
-// Chapter 27 report: one `key=value` line per fact, tensors as `shape:[..]
+// Chapter 27
+// The report: one `key=value` line per fact, tensors as `shape:[..]
 // values:[..]`.
 #include <cmath>
 #include <string>

@@ -1,4 +1,5 @@
-// Chapter 27 trace: the records behind the diagram (docs/_ext/diagrams/ch27.py).
+// Chapter 27
+// The trace: the records behind the diagram (docs/_ext/diagrams/ch27.py).
 #include <cmath>
 #include <span>
 #include <string>

@@ -1,3 +1,4 @@
+// Chapter 28
 #include "evidence.hpp"
 
 #include <bit>

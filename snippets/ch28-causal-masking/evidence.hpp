@@ -1,3 +1,4 @@
+// Chapter 28
 #pragma once
 // Chapter 28: every value the chapter quotes, gathered from causal attention on frozen
 // fixtures.

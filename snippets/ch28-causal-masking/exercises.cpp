@@ -1,4 +1,5 @@
-// Chapter 28 exercises: each answer is computed with the library's mask and heads.
+// Chapter 28
+// The exercises: each answer is computed with the library's mask and heads.
 #include <cmath>
 #include <limits>
 #include <tuple>

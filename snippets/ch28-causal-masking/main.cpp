@@ -1,4 +1,5 @@
-// Chapter 28 demo: the report on stdout; with --trace, the diagram's trace records
+// Chapter 28
+// The demo: the report on stdout; with --trace, the diagram's trace records
 // instead.
 #include <string_view>
 

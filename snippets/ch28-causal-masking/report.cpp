@@ -1,4 +1,5 @@
-// Chapter 28 report: one `key=value` line per fact, tensors as `shape:[..]
+// Chapter 28
+// The report: one `key=value` line per fact, tensors as `shape:[..]
 // values:[..]`.
 #include <cmath>
 #include <string>

@@ -1,4 +1,5 @@
-// Chapter 28 trace: the records behind the diagram (docs/_ext/diagrams/ch28.py).
+// Chapter 28
+// The trace: the records behind the diagram (docs/_ext/diagrams/ch28.py).
 #include <cmath>
 #include <span>
 #include <string>

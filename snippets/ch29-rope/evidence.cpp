@@ -1,4 +1,5 @@
-// Chapter 29: gathers every value the report and the trace print.
+// Chapter 29
+// Gathers every value the report and the trace print.
 
 #include "evidence.hpp"
 

@@ -1,3 +1,4 @@
+// Chapter 29
 #pragma once
 // Chapter 29, rotary position embedding: the frozen fixture and everything the chapter
 // shows.

@@ -1,4 +1,5 @@
-// Chapter 29: the exercise answers, each computed with the library rather than typed
+// Chapter 29
+// The exercise answers, each computed with the library rather than typed
 // in.
 
 #include <cmath>

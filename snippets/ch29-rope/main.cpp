@@ -1,4 +1,5 @@
-// Chapter 29 demo: prints the report, or with --trace the diagram's records.
+// Chapter 29
+// The demo: prints the report, or with --trace the diagram's records.
 #include <string_view>
 
 #include <fmt/format.h>

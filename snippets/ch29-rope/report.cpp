@@ -1,4 +1,5 @@
-// Chapter 29: the demo's report, one `key=...` line per fact.
+// Chapter 29
+// The demo's report, one `key=...` line per fact.
 
 #include <cmath>
 #include <string>

@@ -1,4 +1,5 @@
-// Chapter 29: the diagram's trace records (docs/_ext/diagrams/ch29.py draws them).
+// Chapter 29
+// The diagram's trace records (docs/_ext/diagrams/ch29.py draws them).
 
 #include <cmath>
 #include <numbers>

@@ -1,3 +1,4 @@
+// Chapter 30
 // One refused configuration or input per typed error of the multi-head layer.
 
 #include <limits>
@@ -76,7 +77,7 @@ ErrorEvidence gather_errors() {
     if (result) {
       out.released_input = {false, "accepted"};
     } else {
-      const auto* cause = result.error().autograd_cause();
+      const auto* cause = autograd_cause(result.error());
       out.released_input = {
           result.error().code == MultiHeadErrorCode::stage_failed && cause != nullptr &&
               cause->code == llmfs::autograd::AutogradErrorCode::released_input,

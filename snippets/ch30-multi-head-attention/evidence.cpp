@@ -1,3 +1,4 @@
+// Chapter 30
 // Gathers every value chapter 30 prints: the fixture's intermediates, its invariants,
 // its gradients, its shapes and its refused inputs. Nothing here re-implements the
 // layer: every number comes from llmfs::attention::MultiHeadAttention or the ops it is

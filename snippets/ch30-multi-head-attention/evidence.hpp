@@ -1,3 +1,4 @@
+// Chapter 30
 #pragma once
 // Chapter 30's program: the frozen fixture, every value its report and trace print, and
 // the functions that gather and render them. The chapter's tests read the same structs.
@@ -22,8 +23,7 @@
 
 namespace ch30 {
 
-// ---------------------------------------------------------------------------- the
-// fixture
+// the fixture
 
 inline constexpr std::size_t kBatch = 1;
 inline constexpr std::size_t kTokens = 3;
@@ -88,7 +88,7 @@ struct FixtureRun {
 [[nodiscard]] std::expected<llmfs::tensor::Tensor, Failure> value_of(
     const llmfs::autograd::TensorValue& node, std::string_view what);
 
-// ---------------------------------------------------------------------------- evidence
+// evidence
 
 /// The fixture's tensors, its invariants and its gradients.
 struct PrimaryEvidence {

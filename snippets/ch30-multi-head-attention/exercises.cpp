@@ -1,3 +1,4 @@
+// Chapter 30
 // Answers to chapter 30's exercises, each computed by running the library.
 
 #include <llmfs/attention/causal.hpp>

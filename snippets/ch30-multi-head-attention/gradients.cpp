@@ -1,3 +1,4 @@
+// Chapter 30
 // Central differences on all 12 + 4·16 = 76 coordinates of the fixture's loss
 // L = Σ MHA(X) ⊙ U, at step δ = 1e-6 and tolerance 8e-6.
 
@@ -35,9 +36,7 @@ std::expected<TensorValue, AutogradError> fixture_loss(
   if (!forward) return std::unexpected(as_autograd(forward.error()));
   auto upstream = Tensor::from({kBatch, kTokens, kModelWidth},
                                {kUpstream.begin(), kUpstream.end()});
-  if (!upstream)
-    return std::unexpected(
-        AutogradError::from_tensor("chapter 30 loss", upstream.error()));
+  if (!upstream) return llmfs::at_stage("chapter 30 loss", upstream.error());
   auto product = llmfs::autograd::multiply(forward->output, tape.constant(*upstream));
   if (!product) return std::unexpected(product.error());
   return llmfs::autograd::sum(*product);

@@ -1,3 +1,4 @@
+// Chapter 30
 // The history contrast: Bahdanau et al.'s one weighted context per target step, one
 // full-width causal head (Chapter 28) on the fixture, and the fixture's two head
 // tables.

@@ -1,4 +1,5 @@
-// Chapter 30's demo: prints the report, or with --trace the diagram's records.
+// Chapter 30
+// The demo: prints the report, or with --trace the diagram's records.
 
 #include <cstdio>
 #include <string_view>

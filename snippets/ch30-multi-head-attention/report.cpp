@@ -1,4 +1,5 @@
-// Chapter 30's report: one `key=...` line per fact, in the seed chapter's key order,
+// Chapter 30
+// The report: one `key=...` line per fact, in the seed chapter's key order,
 // then the exercise answers.
 
 #include <llmfs/report/format.hpp>

@@ -1,4 +1,5 @@
-// Chapter 30's trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact per
+// Chapter 30
+// The trace: the 34 records docs/_ext/diagrams/ch30.py draws, one fact per
 // record.
 
 #include <llmfs/report/format.hpp>

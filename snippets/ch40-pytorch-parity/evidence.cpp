@@ -1,3 +1,4 @@
+// Chapter 40
 #include "evidence.hpp"
 
 #include <algorithm>

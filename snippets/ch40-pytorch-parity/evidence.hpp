@@ -1,3 +1,4 @@
+// Chapter 40
 #pragma once
 // Chapter 40 (appendix): everything the report, the trace and the tests need, gathered
 // from the committed PyTorch data (tests/reference/data/ch40_*.txt) and from running

@@ -1,3 +1,4 @@
+// Chapter 40
 #pragma once
 // The appendix's exercises (seed 002's four), answered by code; tests compare the
 // answers with the same questions answered by torch

@@ -1,3 +1,4 @@
+// Chapter 40
 // Appendix demo (chapter 40): the library against PyTorch's committed reference data.
 // The report on stdout; with --trace, the diagram's trace records instead. The exit
 // status is 1 when a parity case or the float32 criterion fails, so that `make traces`

@@ -1,3 +1,4 @@
+// Chapter 40
 // The appendix's report: one `key=value` line per fact, every number from evidence.cpp.
 #include <cmath>
 #include <string>

@@ -1,3 +1,4 @@
+// Chapter 40
 // The appendix's trace: the shape trace of the worked example with both libraries'
 // names for each step, where each failure mode strikes and how it is caught, and the
 // parity results. docs/_ext/diagrams/ch40.py draws the diagram from these records only.

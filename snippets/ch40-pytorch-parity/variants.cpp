@@ -1,3 +1,4 @@
+// Chapter 40
 #include "variants.hpp"
 
 #include <cmath>

@@ -1,3 +1,4 @@
+// Chapter 40
 #pragma once
 // The lesson's multi-head attention written step by step with this library's tensor
 // ops, with one deliberate mistake from the lesson's failure-modes table (or none), so

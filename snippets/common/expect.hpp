@@ -1,3 +1,4 @@
+// Chapter 0
 #pragma once
 // Helpers shared by the chapter programs in snippets/: turn a library error into text
 // that names the step of the program that met it. Included by relative path

@@ -232,8 +232,8 @@ TEST(HeadLayoutErrorMessages, EveryCodeNamesItsStepAndCause) {
       fmt::format("{}", wrapped),
       "multi-head attention, head merge: head merge transpose: tape operation failed: "
       "transpose: released input (node 1)");
-  ASSERT_NE(wrapped.autograd_cause(), nullptr);
-  EXPECT_EQ(wrapped.autograd_cause()->code,
+  ASSERT_NE(autograd_cause(wrapped), nullptr);
+  EXPECT_EQ(autograd_cause(wrapped)->code,
             llmfs::autograd::AutogradErrorCode::released_input);
 }
 

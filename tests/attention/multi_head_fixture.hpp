@@ -44,7 +44,7 @@ using llmfs::testing::gradient_of;
 using llmfs::testing::make;
 using llmfs::testing::value_of;
 
-// ---- the chapter-30 fixture (seed 000) ----
+// the chapter-30 fixture (seed 000)
 // B=1, T=3, d_model=4, h=2 (d_h=2), W_Q=W_K=W_V=I, W_O swaps the two 2×2 blocks,
 // capacity 6, RoPE base 100, offset 0.
 

@@ -84,7 +84,7 @@ TEST(MultiHeadAttention, HeadLayoutErrorsAreTyped) {
   EXPECT_EQ(released.error().cause->code, AutogradErrorCode::released_input);
 }
 
-// ---- the PyTorch appendix: combined in-projection and no positions ----
+// the PyTorch appendix: combined in-projection and no positions
 
 Tensor concat_columns(const Tensor& q, const Tensor& k, const Tensor& v) {
   const std::size_t in = q.shape()[0], out = q.shape()[1];

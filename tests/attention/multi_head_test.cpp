@@ -419,9 +419,9 @@ TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters)
   ASSERT_FALSE(created.has_value());
   EXPECT_EQ(created.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(created.error().stage, MultiHeadStage::configuration);
-  ASSERT_TRUE(
-      std::holds_alternative<llmfs::attention::RopeError>(created.error().cause));
-  EXPECT_EQ(std::get<llmfs::attention::RopeError>(created.error().cause).code,
+  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(
+      created.error().cause.value()));
+  EXPECT_EQ(std::get<llmfs::attention::RopeError>(created.error().cause.value()).code,
             llmfs::attention::RopeErrorCode::capacity_too_large);
   EXPECT_EQ(rng, SplitMix64(77));
   EXPECT_EQ(tape.node_count(), 0u);
@@ -431,9 +431,9 @@ TEST(MultiHeadAttention, HugeCapacityIsATypedRopeErrorInCreateAndFromParameters)
                                                     {"o", w()}, 2, huge, kBase);
   ASSERT_FALSE(loaded.has_value());
   EXPECT_EQ(loaded.error().stage, MultiHeadStage::configuration);
-  ASSERT_TRUE(
-      std::holds_alternative<llmfs::attention::RopeError>(loaded.error().cause));
-  EXPECT_EQ(std::get<llmfs::attention::RopeError>(loaded.error().cause).code,
+  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(
+      loaded.error().cause.value()));
+  EXPECT_EQ(std::get<llmfs::attention::RopeError>(loaded.error().cause.value()).code,
             llmfs::attention::RopeErrorCode::capacity_too_large);
 }
 
@@ -446,8 +446,8 @@ TEST(MultiHeadAttention, HugeModelWidthIsATypedProjectionError) {
       MultiHeadAttention::create(tape, "attention", width, 2, NoPositions{}, rng);
   ASSERT_FALSE(layer.has_value());
   EXPECT_EQ(layer.error().stage, MultiHeadStage::qkv_projection);
-  ASSERT_TRUE(std::holds_alternative<llmfs::nn::NnError>(layer.error().cause));
-  EXPECT_EQ(std::get<llmfs::nn::NnError>(layer.error().cause).code,
+  ASSERT_TRUE(std::holds_alternative<llmfs::nn::NnError>(layer.error().cause.value()));
+  EXPECT_EQ(std::get<llmfs::nn::NnError>(layer.error().cause.value()).code,
             llmfs::nn::NnErrorCode::size_overflow);
   EXPECT_EQ(rng, SplitMix64(77));
 }
@@ -460,8 +460,9 @@ TEST(MultiHeadAttention, ConfigurationErrorsFormatWithStageAndCause) {
             "multi-head attention, configuration: head width must be even for RoPE "
             "(d_model 4, 4 heads: d_h 1)");
   auto base = MultiHeadAttention::create(tape, "attention", 4, 2, kCapacity, 0.5, rng);
-  ASSERT_TRUE(std::holds_alternative<llmfs::attention::RopeError>(base.error().cause));
-  EXPECT_EQ(std::get<llmfs::attention::RopeError>(base.error().cause).code,
+  ASSERT_TRUE(
+      std::holds_alternative<llmfs::attention::RopeError>(base.error().cause.value()));
+  EXPECT_EQ(std::get<llmfs::attention::RopeError>(base.error().cause.value()).code,
             llmfs::attention::RopeErrorCode::invalid_base);
   EXPECT_EQ(fmt::format("{}", base.error()),
             "multi-head attention, configuration: RoPE configuration: base must be "
@@ -494,8 +495,9 @@ TEST(MultiHeadAttention, FromParametersRejectsWrongMatrixShapesAndDuplicates) {
       {"q", w()}, {"k", w()}, {"v", w()}, {"q", w()}, 2, kCapacity, kBase);
   ASSERT_FALSE(duplicate.has_value());
   EXPECT_EQ(duplicate.error().stage, MultiHeadStage::parameters);
-  ASSERT_TRUE(std::holds_alternative<llmfs::nn::NnError>(duplicate.error().cause));
-  EXPECT_EQ(std::get<llmfs::nn::NnError>(duplicate.error().cause).code,
+  ASSERT_TRUE(
+      std::holds_alternative<llmfs::nn::NnError>(duplicate.error().cause.value()));
+  EXPECT_EQ(std::get<llmfs::nn::NnError>(duplicate.error().cause.value()).code,
             llmfs::nn::NnErrorCode::duplicate_name);
   auto zero_heads = MultiHeadAttention::from_parameters(
       {"q", w()}, {"k", w()}, {"v", w()}, {"o", w()}, 0, kCapacity, kBase);
@@ -541,8 +543,8 @@ TEST(MultiHeadAttention, ReleasedInputIsReportedThroughTheWrappedCause) {
   ASSERT_FALSE(released.has_value());
   EXPECT_EQ(released.error().code, MultiHeadErrorCode::stage_failed);
   EXPECT_EQ(released.error().stage, MultiHeadStage::qkv_projection);
-  ASSERT_NE(released.error().autograd_cause(), nullptr);
-  EXPECT_EQ(released.error().autograd_cause()->code, AutogradErrorCode::released_input);
+  ASSERT_NE(autograd_cause(released.error()), nullptr);
+  EXPECT_EQ(autograd_cause(released.error())->code, AutogradErrorCode::released_input);
   const std::string message = fmt::format("{}", released.error());
   EXPECT_NE(message.find("Q/K/V projection"), std::string::npos) << message;
   EXPECT_NE(message.find("released input"), std::string::npos) << message;

@@ -244,7 +244,7 @@ TEST(TapeGradientCheck, WrapsTheLossBuildersError) {
   EXPECT_EQ(r.error().stage, "loss");
   ASSERT_TRUE(r.error().cause.has_value());
   EXPECT_EQ(r.error().cause->code, AutogradErrorCode::tensor);
-  EXPECT_EQ(r.error().cause->op, "matmul");
+  EXPECT_EQ(r.error().cause->stage, "matmul");
   EXPECT_EQ(fmt::format("{}", r.error()),
             fmt::format("loss: evaluation failed: {}", *r.error().cause));
 }

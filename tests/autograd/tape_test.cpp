@@ -267,8 +267,7 @@ TEST(Tape, EmptyBatchRunsForwardAndBackward) {
   EXPECT_EQ(w.gradient().value(), Tensor::zeros(Shape{4, 4}));
 }
 
-// ---- custom ops
-// -----------------------------------------------------------------------------
+// custom ops
 
 TEST(RecordOp, CustomOpGradientByHand) {
   // y = x³ at x = [1,-2]: ∂Σy/∂x = 3x² = [3,12].

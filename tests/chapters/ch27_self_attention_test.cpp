@@ -258,8 +258,7 @@ TEST(Ch27Errors, MalformedHeadInputsAreTypedErrors) {
   EXPECT_NE(evidence().errors.rank.find("ranks"), std::string::npos);
 }
 
-// ---------------------------------------------------------------- PyTorch reference
-// case
+// PyTorch reference case
 
 // |actual − expected| ≤ 1e-12 · |expected|: a relative error of 1e-12 on every entry
 // (an exact zero must be matched exactly).
@@ -314,7 +313,7 @@ TEST(Ch27Reference, RandomCaseWeightsAreNotNearlyOneHot) {
   EXPECT_LT(*std::max_element(w.begin(), w.end()), 0.99);
 }
 
-// ---------------------------------------------------------------- exercises
+// exercises
 
 TEST(Ch27Exercises, ShapesAndParameterCountForTheWiderHead) {
   const auto& x = evidence().exercises;

@@ -332,8 +332,7 @@ TEST(Ch28Shapes, EmptyBatchRunsAndKeepsItsShape) {
   EXPECT_EQ(evidence().empty_batch_output, (Shape{0, 3, 2}));
 }
 
-// ---------------------------------------------------------------- PyTorch reference
-// case
+// PyTorch reference case
 
 // |actual − expected| ≤ 1e-12 · |expected| (relative); −∞ must be −∞ and exact zeros
 // exact.
@@ -385,7 +384,7 @@ TEST(Ch28Reference, RandomCaseMatchesPyTorchFloat64) {
   expect_matches(w_v.gradient().value(), ref.at("grad_W_V"), "grad_W_V");
 }
 
-// ---------------------------------------------------------------- exercises
+// exercises
 
 TEST(Ch28Exercises, AllowedEntriesAreTriangularNumbers) {
   const auto& x = evidence().exercises;

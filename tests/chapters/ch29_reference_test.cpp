@@ -87,8 +87,7 @@ double dot(std::span<const double> a, std::span<const double> b) {
   return sum;
 }
 
-// ------------------------------------------------------------------ RoPE alone vs
-// PyTorch
+// RoPE alone vs PyTorch
 
 class Ch29RopeReference : public ::testing::TestWithParam<std::string> {};
 
@@ -140,8 +139,7 @@ TEST(Ch29Reference, TensorAndTapeRotationsAgreeBitwise) {
   EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(*on_tape), *plain));
 }
 
-// ------------------------------------------------------- a causal head with RoPE vs
-// PyTorch
+// a causal head with RoPE vs PyTorch
 
 TEST(Ch29Reference, CausalHeadWithRopeOnQueriesAndKeysMatchesPyTorch) {
   const double base = reference().scalar("attn.rope_base");
@@ -179,8 +177,7 @@ TEST(Ch29Reference, CausalHeadWithRopeOnQueriesAndKeysMatchesPyTorch) {
   expect_matches(gradient_of(w_v).values(), "attn.grad_W_V");
 }
 
-// ------------------------------------------------------------------- central
-// differences
+// central differences
 
 TEST(Ch29Properties, RotationGradientPassesCentralDifferences) {
   for (const double base : {10000.0, 100.0}) {
@@ -207,8 +204,7 @@ TEST(Ch29Properties, RotationGradientPassesCentralDifferences) {
   }
 }
 
-// -------------------------------------------------------- invariants on the random
-// rows
+// invariants on the random rows
 
 TEST(Ch29Properties, RotationPreservesTheLengthOfEveryPair) {
   const RotaryEmbedding rope = make_rope(8, 8, 10000.0);

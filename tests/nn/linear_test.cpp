@@ -33,7 +33,7 @@ std::vector<double> values_of(const llmfs::autograd::TensorValue& value) {
   return {tensor->values().begin(), tensor->values().end()};
 }
 
-// ---- initialization ----
+// initialization
 
 TEST(Initialization, DrawsBoundTimesTwoUMinusOneInRowMajorOrder) {
   SplitMix64 rng(7);
@@ -73,7 +73,7 @@ TEST(Initialization, SampleMeanAndRangeFitTheUniformBound) {
   EXPECT_NEAR(squares / 10000.0, 1.0 / 48.0, 0.001);
 }
 
-// ---- named parameters ----
+// named parameters
 
 TEST(NamedParameters, KeepOrderAndFindByName) {
   Tape tape;
@@ -112,7 +112,7 @@ TEST(NamedParameters, RejectEmptyDuplicateNamesAndRepeatedNodes) {
   EXPECT_TRUE(NamedParameters::create({{"w1", a}, {"w2", c}}).has_value());
 }
 
-// ---- Linear ----
+// Linear
 
 TEST(Linear, ForwardIsXTimesWPlusBiasWithWeightStoredInOut) {
   Tape tape;

@@ -130,7 +130,7 @@ Run run_library(const ReferenceData& data, Layout layout = Layout::combined) {
   return ::testing::AssertionSuccess() << "relative " << d.relative;
 }
 
-// --------------------------------------------------------------------------- float64
+// float64
 
 class Float64Parity : public ::testing::TestWithParam<std::string> {};
 
@@ -242,7 +242,7 @@ TEST(PytorchNames, CombinedAndSeparateProjectionsGiveBitwiseTheSameOutput) {
   EXPECT_TRUE(within(combined.grad_x, separate.grad_x.values(), kRelative));
 }
 
-// --------------------------------------------------------------------------- float32
+// float32
 
 TEST(Float32Parity, TheLessonsTwoE5ClaimDoesNotHoldOnThisTorch) {
   // Manual float32 code vs nn.MultiheadAttention float32, same weights: the lesson

@@ -1,3 +1,4 @@
+// Chapter 28
 #pragma once
 /// \file
 /// \brief The causal mask and causal self-attention (Chapter 28).

@@ -1,8 +1,10 @@
+// Chapter 30
 #include <limits>
 #include <vector>
 
 #include <llmfs/attention/multi_head.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/core/try.hpp>
 
 namespace llmfs::attention {
 
@@ -62,121 +64,86 @@ std::string_view describe(MultiHeadErrorCode code) noexcept {
   return "unknown multi-head error";
 }
 
-const autograd::AutogradError* MultiHeadError::autograd_cause() const noexcept {
+const autograd::AutogradError* autograd_cause(const MultiHeadError& error) noexcept {
+  if (!error.cause) return nullptr;
   return std::visit(
       [](const auto& lower) -> const autograd::AutogradError* {
-        if constexpr (std::is_same_v<std::decay_t<decltype(lower)>, std::monostate>) {
-          return nullptr;
-        } else {
-          return lower.cause ? &*lower.cause : nullptr;
-        }
+        return lower.cause ? &*lower.cause : nullptr;
       },
-      cause);
+      *error.cause);
 }
 
+// region: head-layout-checks
 namespace {
 
-HeadLayoutError layout_error(
-    HeadLayoutErrorCode code, std::string_view stage, std::string detail,
-    std::optional<autograd::AutogradError> cause = std::nullopt) {
-  return HeadLayoutError{code, std::string(stage), std::move(detail), std::move(cause)};
+// What split_heads needs of its input: [B,T,d_model] with d_model a multiple of h.
+std::expected<void, HeadLayoutError> check_split(const tensor::Shape& shape,
+                                                 std::size_t heads) {
+  constexpr std::string_view stage = "head split";
+  if (shape.rank() != 3)
+    return reject(HeadLayoutErrorCode::split_rank, stage, fmt::format("got {}", shape));
+  if (heads == 0) return reject(HeadLayoutErrorCode::zero_heads, stage);
+  if (shape[2] == 0)
+    return reject(HeadLayoutErrorCode::zero_head_width, stage, "model width 0");
+  if (shape[2] % heads != 0) {
+    return reject(HeadLayoutErrorCode::width_not_divisible, stage,
+                  fmt::format("width {}, {} heads", shape[2], heads));
+  }
+  return {};
 }
 
-MultiHeadError reject(MultiHeadErrorCode code, MultiHeadStage stage,
-                      std::string detail) {
-  return MultiHeadError{code, stage, std::move(detail), std::monostate{}};
-}
-
-MultiHeadError failed(MultiHeadStage stage, MultiHeadCause cause) {
-  return MultiHeadError{MultiHeadErrorCode::stage_failed, stage, "", std::move(cause)};
+// What merge_heads needs of its input: [B,h,T,d_h] with h·d_h representable.
+std::expected<void, HeadLayoutError> check_merge(const tensor::Shape& shape) {
+  constexpr std::string_view stage = "head merge";
+  if (shape.rank() != 4)
+    return reject(HeadLayoutErrorCode::merge_rank, stage, fmt::format("got {}", shape));
+  if (shape[1] == 0) return reject(HeadLayoutErrorCode::zero_heads, stage);
+  if (shape[3] == 0)
+    return reject(HeadLayoutErrorCode::zero_head_width, stage, "head width 0");
+  if (shape[1] > std::numeric_limits<std::size_t>::max() / shape[3]) {
+    return reject(HeadLayoutErrorCode::model_width_overflow, stage,
+                  fmt::format("{} heads of width {}", shape[1], shape[3]));
+  }
+  return {};
 }
 
 }  // namespace
+// endregion: head-layout-checks
 
 // region: head-layout
 std::expected<autograd::TensorValue, HeadLayoutError> split_heads(
     const autograd::TensorValue& input, std::size_t heads) {
   // x: [B,T,d_model] -> [B,T,h,d_h] -> [B,h,T,d_h]
+  LLMFS_TRY(check_split(input.shape(), heads));
   const tensor::Shape& shape = input.shape();
-  if (shape.rank() != 3) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::split_rank, "head split",
-                                        fmt::format("got {}", shape)));
-  }
-  if (heads == 0) {
-    return std::unexpected(
-        layout_error(HeadLayoutErrorCode::zero_heads, "head split", ""));
-  }
-  const std::size_t width = shape[2];
-  if (width == 0) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::zero_head_width,
-                                        "head split", "model width 0"));
-  }
-  if (width % heads != 0) {
-    return std::unexpected(
-        layout_error(HeadLayoutErrorCode::width_not_divisible, "head split",
-                     fmt::format("width {}, {} heads", width, heads)));
-  }
 
   // Cut each token's feature row into h consecutive blocks of d_h
-  auto blocks =
-      autograd::reshape(input, tensor::Shape{shape[0], shape[1], heads, width / heads});
-  if (!blocks) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::autograd,
-                                        "head split reshape", "",
-                                        std::move(blocks.error())));
-  }
+  auto blocks = LLMFS_TRY_AT(
+      "head split reshape",
+      autograd::reshape(input,
+                        tensor::Shape{shape[0], shape[1], heads, shape[2] / heads}));
   // Bring the head axis in front of the token axis
-  auto lanes = autograd::transpose(*blocks, 1, 2);
-  if (!lanes) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::autograd,
-                                        "head split transpose", "",
-                                        std::move(lanes.error())));
-  }
-  return std::move(*lanes);
+  return LLMFS_TRY_AT("head split transpose", autograd::transpose(blocks, 1, 2));
 }
 
 std::expected<autograd::TensorValue, HeadLayoutError> merge_heads(
     const autograd::TensorValue& input) {
   // x: [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,h·d_h]
+  LLMFS_TRY(check_merge(input.shape()));
   const tensor::Shape& shape = input.shape();
-  if (shape.rank() != 4) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::merge_rank, "head merge",
-                                        fmt::format("got {}", shape)));
-  }
-  if (shape[1] == 0) {
-    return std::unexpected(
-        layout_error(HeadLayoutErrorCode::zero_heads, "head merge", ""));
-  }
-  if (shape[3] == 0) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::zero_head_width,
-                                        "head merge", "head width 0"));
-  }
-  if (shape[1] > std::numeric_limits<std::size_t>::max() / shape[3]) {
-    return std::unexpected(
-        layout_error(HeadLayoutErrorCode::model_width_overflow, "head merge",
-                     fmt::format("{} heads of width {}", shape[1], shape[3])));
-  }
 
   // Put the token axis back in front of the head axis
-  auto tokens_first = autograd::transpose(input, 1, 2);
-  if (!tokens_first) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::autograd,
-                                        "head merge transpose", "",
-                                        std::move(tokens_first.error())));
-  }
+  auto tokens_first =
+      LLMFS_TRY_AT("head merge transpose", autograd::transpose(input, 1, 2));
   // Concatenate each token's head rows into one model-width row
-  auto merged = autograd::reshape(
-      *tokens_first, tensor::Shape{shape[0], shape[2], shape[1] * shape[3]});
-  if (!merged) {
-    return std::unexpected(layout_error(HeadLayoutErrorCode::autograd,
-                                        "head merge reshape", "",
-                                        std::move(merged.error())));
-  }
-  return std::move(*merged);
+  return LLMFS_TRY_AT(
+      "head merge reshape",
+      autograd::reshape(tokens_first,
+                        tensor::Shape{shape[0], shape[2], shape[1] * shape[3]}));
 }
 // endregion: head-layout
 
-// region: multi-head-create
+// region: multi-head-checks
 namespace {
 
 // Everything about widths and positions that can be checked without any matrix: returns
@@ -184,30 +151,153 @@ namespace {
 std::expected<std::optional<RotaryEmbedding>, MultiHeadError> check_configuration(
     std::size_t model_width, std::size_t heads, const PositionEncoding& positions) {
   constexpr auto stage = MultiHeadStage::configuration;
-  if (model_width == 0) {
-    return std::unexpected(reject(MultiHeadErrorCode::zero_model_width, stage, ""));
-  }
-  if (heads == 0)
-    return std::unexpected(reject(MultiHeadErrorCode::zero_heads, stage, ""));
+  if (model_width == 0) return reject(MultiHeadErrorCode::zero_model_width, stage);
+  if (heads == 0) return reject(MultiHeadErrorCode::zero_heads, stage);
   if (model_width % heads != 0) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::width_not_divisible, stage,
-               fmt::format("d_model {}, {} heads", model_width, heads)));
+    return reject(MultiHeadErrorCode::width_not_divisible, stage,
+                  fmt::format("d_model {}, {} heads", model_width, heads));
   }
   const std::size_t head_width = model_width / heads;
   const auto* rotary = std::get_if<RotaryPositions>(&positions);
   if (rotary == nullptr) return std::optional<RotaryEmbedding>{};
   if (head_width % 2 != 0) {
-    return std::unexpected(reject(
+    return reject(
         MultiHeadErrorCode::odd_head_width, stage,
-        fmt::format("d_model {}, {} heads: d_h {}", model_width, heads, head_width)));
+        fmt::format("d_model {}, {} heads: d_h {}", model_width, heads, head_width));
   }
-  auto rope = RotaryEmbedding::create(head_width, rotary->max_positions, rotary->base);
-  if (!rope) return std::unexpected(failed(stage, std::move(rope.error())));
-  return std::optional<RotaryEmbedding>(std::move(*rope));
+  return LLMFS_TRY_AT(
+      stage, RotaryEmbedding::create(head_width, rotary->max_positions, rotary->base));
+}
+
+// Every matrix maps model width to model width.
+std::expected<void, MultiHeadError> check_square(const nn::QkvProjections& qkv,
+                                                 const nn::Linear& output) {
+  constexpr auto stage = MultiHeadStage::configuration;
+  const std::size_t d = qkv.input_width();
+  if (qkv.output_width() != d) {
+    return reject(MultiHeadErrorCode::parameter_shape, stage,
+                  fmt::format("Q/K/V project {} to {}, expected {} to {}", d,
+                              qkv.output_width(), d, d));
+  }
+  if (output.input_width() != d || output.output_width() != d) {
+    return reject(MultiHeadErrorCode::parameter_shape, stage,
+                  fmt::format("W_O is [{},{}], expected [{},{}]", output.input_width(),
+                              output.output_width(), d, d));
+  }
+  return {};
+}
+
+// The input [B,T,d_model] and its positions [offset, offset+T), before the tape moves.
+std::expected<void, MultiHeadError> check_input(
+    const tensor::Shape& shape, std::size_t offset, std::size_t model_width,
+    const std::optional<RotaryEmbedding>& rope) {
+  constexpr auto stage = MultiHeadStage::input;
+  if (shape.rank() != 3)
+    return reject(MultiHeadErrorCode::input_rank, stage, fmt::format("got {}", shape));
+  if (shape[2] != model_width) {
+    return reject(MultiHeadErrorCode::input_width, stage,
+                  fmt::format("expected {}, got {}", model_width, shape[2]));
+  }
+  const std::size_t tokens = shape[1];
+  if (tokens == 0)
+    return reject(MultiHeadErrorCode::empty_tokens, stage,
+                  fmt::format("got {}", shape));
+  if (offset > std::numeric_limits<std::size_t>::max() - tokens) {
+    return reject(MultiHeadErrorCode::offset_overflow, stage,
+                  fmt::format("offset {} plus {} tokens", offset, tokens));
+  }
+  if (rope && offset + tokens > rope->max_positions()) {
+    return reject(MultiHeadErrorCode::position_range, stage,
+                  fmt::format("positions [{}, {}) but capacity {}", offset,
+                              offset + tokens, rope->max_positions()));
+  }
+  return {};
+}
+
+// Queries and keys rotated by position; unchanged when the layer has no positions.
+std::expected<autograd::TensorValue, RopeError> rotate(
+    const std::optional<RotaryEmbedding>& rope, const autograd::TensorValue& heads,
+    std::size_t offset) {
+  if (!rope) return heads;
+  return rope->rotate(heads, offset);
 }
 
 }  // namespace
+// endregion: multi-head-checks
+
+// region: multi-head-create
+std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
+    autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
+    std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng) {
+  // Check the whole configuration (and build the RoPE tables) before the generator
+  // moves
+  auto rope = LLMFS_TRY(check_configuration(model_width, heads, positions));
+
+  // Draw W_Q, W_K, W_V, then W_O, on a trial copy of the generator
+  nn::SplitMix64 trial = rng;
+  auto qkv = LLMFS_TRY_AT(
+      MultiHeadStage::qkv_projection,
+      nn::QkvProjections::create(tape, prefix, model_width, model_width, trial));
+  auto output =
+      LLMFS_TRY_AT(MultiHeadStage::output_projection,
+                   nn::Linear::create(tape, fmt::format("{}.output", prefix),
+                                      model_width, model_width, false, trial));
+  auto layer = LLMFS_TRY(assemble(std::move(qkv), std::move(output), heads,
+                                  std::move(positions), std::move(rope)));
+
+  // Commit the generator only when the layer exists
+  rng = trial;
+  return layer;
+}
+
+// The configuration has been checked (and the RoPE tables built) by the caller, once.
+std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
+    nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
+    PositionEncoding positions, std::optional<RotaryEmbedding> rope) {
+  LLMFS_TRY(check_square(qkv, output));
+  // One list, stable order, unique names and nodes
+  std::vector<nn::NamedParameter> listed(qkv.parameters().begin(),
+                                         qkv.parameters().end());
+  listed.push_back(output.weight());
+  auto parameters = LLMFS_TRY_AT(MultiHeadStage::parameters,
+                                 nn::NamedParameters::create(std::move(listed)));
+  const std::size_t model_width = qkv.input_width();
+  return MultiHeadAttention(std::move(qkv), std::move(output), std::move(rope),
+                            std::move(positions), std::move(parameters), model_width,
+                            heads);
+}
+// endregion: multi-head-create
+
+// region: multi-head-from-parameters
+std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_parameters(
+    nn::NamedParameter query, nn::NamedParameter key, nn::NamedParameter value,
+    nn::NamedParameter output, std::size_t heads, PositionEncoding positions) {
+  return from_projections(nn::QkvProjections::from_weights(
+                              std::move(query), std::move(key), std::move(value)),
+                          std::move(output), heads, std::move(positions));
+}
+
+std::expected<MultiHeadAttention, MultiHeadError>
+MultiHeadAttention::from_combined_parameters(nn::NamedParameter in_projection,
+                                             nn::NamedParameter output,
+                                             std::size_t heads,
+                                             PositionEncoding positions) {
+  return from_projections(nn::QkvProjections::from_combined(std::move(in_projection)),
+                          std::move(output), heads, std::move(positions));
+}
+
+// Both layouts: the projections as built (or rejected), then W_O and the configuration.
+std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_projections(
+    std::expected<nn::QkvProjections, nn::NnError> projections,
+    nn::NamedParameter output, std::size_t heads, PositionEncoding positions) {
+  auto qkv = LLMFS_TRY_AT(MultiHeadStage::qkv_projection, std::move(projections));
+  auto projection = LLMFS_TRY_AT(MultiHeadStage::output_projection,
+                                 nn::Linear::from_parameters(std::move(output)));
+  auto rope = LLMFS_TRY(check_configuration(qkv.input_width(), heads, positions));
+  return assemble(std::move(qkv), std::move(projection), heads, std::move(positions),
+                  std::move(rope));
+}
+// endregion: multi-head-from-parameters
 
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
@@ -215,34 +305,6 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     nn::SplitMix64& rng) {
   return create(tape, prefix, model_width, heads,
                 RotaryPositions{max_positions, rope_base}, rng);
-}
-
-std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
-    autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-    std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng) {
-  // Check the whole configuration (and build the RoPE tables) before the generator
-  // moves
-  auto rope = check_configuration(model_width, heads, positions);
-  if (!rope) return std::unexpected(std::move(rope.error()));
-
-  // Draw W_Q, W_K, W_V, then W_O, on a trial copy of the generator
-  nn::SplitMix64 trial = rng;
-  auto qkv = nn::QkvProjections::create(tape, prefix, model_width, model_width, trial);
-  if (!qkv)
-    return std::unexpected(
-        failed(MultiHeadStage::qkv_projection, std::move(qkv.error())));
-  auto output = nn::Linear::create(tape, fmt::format("{}.output", prefix), model_width,
-                                   model_width, false, trial);
-  if (!output) {
-    return std::unexpected(
-        failed(MultiHeadStage::output_projection, std::move(output.error())));
-  }
-  auto layer = assemble(std::move(*qkv), std::move(*output), heads,
-                        std::move(positions), std::move(*rope));
-
-  // Commit the generator only when the layer exists
-  if (layer) rng = trial;
-  return layer;
 }
 
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_parameters(
@@ -253,80 +315,6 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_param
                          std::move(output), heads,
                          RotaryPositions{max_positions, rope_base});
 }
-
-std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_parameters(
-    nn::NamedParameter query, nn::NamedParameter key, nn::NamedParameter value,
-    nn::NamedParameter output, std::size_t heads, PositionEncoding positions) {
-  auto qkv = nn::QkvProjections::from_weights(std::move(query), std::move(key),
-                                              std::move(value));
-  if (!qkv)
-    return std::unexpected(
-        failed(MultiHeadStage::qkv_projection, std::move(qkv.error())));
-  auto projection = nn::Linear::from_parameters(std::move(output));
-  if (!projection) {
-    return std::unexpected(
-        failed(MultiHeadStage::output_projection, std::move(projection.error())));
-  }
-  auto rope = check_configuration(qkv->input_width(), heads, positions);
-  if (!rope) return std::unexpected(std::move(rope.error()));
-  return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions),
-                  std::move(*rope));
-}
-
-std::expected<MultiHeadAttention, MultiHeadError>
-MultiHeadAttention::from_combined_parameters(nn::NamedParameter in_projection,
-                                             nn::NamedParameter output,
-                                             std::size_t heads,
-                                             PositionEncoding positions) {
-  auto qkv = nn::QkvProjections::from_combined(std::move(in_projection));
-  if (!qkv)
-    return std::unexpected(
-        failed(MultiHeadStage::qkv_projection, std::move(qkv.error())));
-  auto projection = nn::Linear::from_parameters(std::move(output));
-  if (!projection) {
-    return std::unexpected(
-        failed(MultiHeadStage::output_projection, std::move(projection.error())));
-  }
-  auto rope = check_configuration(qkv->input_width(), heads, positions);
-  if (!rope) return std::unexpected(std::move(rope.error()));
-  return assemble(std::move(*qkv), std::move(*projection), heads, std::move(positions),
-                  std::move(*rope));
-}
-
-// The configuration has been checked (and the RoPE tables built) by the caller, once.
-std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
-    nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
-    PositionEncoding positions, std::optional<RotaryEmbedding> rope) {
-  const std::size_t model_width = qkv.input_width();
-
-  // Every matrix maps model width to model width
-  if (qkv.output_width() != model_width) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::parameter_shape, MultiHeadStage::configuration,
-               fmt::format("Q/K/V project {} to {}, expected {} to {}", model_width,
-                           qkv.output_width(), model_width, model_width)));
-  }
-  if (output.input_width() != model_width || output.output_width() != model_width) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::parameter_shape, MultiHeadStage::configuration,
-               fmt::format("W_O is [{},{}], expected [{},{}]", output.input_width(),
-                           output.output_width(), model_width, model_width)));
-  }
-
-  // One list, stable order, unique names and nodes
-  std::vector<nn::NamedParameter> listed(qkv.parameters().begin(),
-                                         qkv.parameters().end());
-  listed.push_back(output.weight());
-  auto parameters = nn::NamedParameters::create(std::move(listed));
-  if (!parameters) {
-    return std::unexpected(
-        failed(MultiHeadStage::parameters, std::move(parameters.error())));
-  }
-  return MultiHeadAttention(std::move(qkv), std::move(output), std::move(rope),
-                            std::move(positions), std::move(*parameters), model_width,
-                            heads);
-}
-// endregion: multi-head-create
 
 MultiHeadAttention::MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output,
                                        std::optional<RotaryEmbedding> rope,
@@ -344,117 +332,48 @@ MultiHeadAttention::MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output
 // region: multi-head-forward
 std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
     const autograd::TensorValue& input, std::size_t position_offset) const {
+  using Stage = MultiHeadStage;
   // x: [B,T,d_model] -> [B,h,T,d_h] per head -> [B,T,d_model]
-  // Check the input and its positions before anything touches the tape
-  const tensor::Shape& shape = input.shape();
-  constexpr auto at_input = MultiHeadStage::input;
-  if (shape.rank() != 3) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::input_rank, at_input, fmt::format("got {}", shape)));
-  }
-  if (shape[2] != model_width_) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::input_width, at_input,
-               fmt::format("expected {}, got {}", model_width_, shape[2])));
-  }
-  const std::size_t tokens = shape[1];
-  if (tokens == 0) {
-    return std::unexpected(reject(MultiHeadErrorCode::empty_tokens, at_input,
-                                  fmt::format("got {}", shape)));
-  }
-  if (position_offset > std::numeric_limits<std::size_t>::max() - tokens) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::offset_overflow, at_input,
-               fmt::format("offset {} plus {} tokens", position_offset, tokens)));
-  }
-  if (rope_ && position_offset + tokens > rope_->max_positions()) {
-    return std::unexpected(
-        reject(MultiHeadErrorCode::position_range, at_input,
-               fmt::format("positions [{}, {}) but capacity {}", position_offset,
-                           position_offset + tokens, rope_->max_positions())));
-  }
+  LLMFS_TRY(check_input(input.shape(), position_offset, model_width_, rope_));
 
-  // Project at full width, then split
-  auto projected = qkv_.forward(input);  // Q, K, V: [B,T,d_model]
-  if (!projected) {
-    return std::unexpected(
-        failed(MultiHeadStage::qkv_projection, std::move(projected.error())));
-  }
-
-  auto query_heads = split_heads(projected->query, heads_);  // [B,h,T,d_h]
-  if (!query_heads) {
-    return std::unexpected(
-        failed(MultiHeadStage::query_split, std::move(query_heads.error())));
-  }
-  auto key_heads = split_heads(projected->key, heads_);
-  if (!key_heads) {
-    return std::unexpected(
-        failed(MultiHeadStage::key_split, std::move(key_heads.error())));
-  }
-  auto value_heads = split_heads(projected->value, heads_);
-  if (!value_heads) {
-    return std::unexpected(
-        failed(MultiHeadStage::value_split, std::move(value_heads.error())));
-  }
+  // Project at full width, then split: Q, K, V [B,T,d_model] -> [B,h,T,d_h]
+  auto projected = LLMFS_TRY_AT(Stage::qkv_projection, qkv_.forward(input));
+  auto query_heads =
+      LLMFS_TRY_AT(Stage::query_split, split_heads(projected.query, heads_));
+  auto key_heads = LLMFS_TRY_AT(Stage::key_split, split_heads(projected.key, heads_));
+  auto value_heads =
+      LLMFS_TRY_AT(Stage::value_split, split_heads(projected.value, heads_));
 
   // Rotate queries and keys by position; the values stay as they are
-  autograd::TensorValue rotated_query = *query_heads;
-  autograd::TensorValue rotated_key = *key_heads;
-  if (rope_) {
-    auto turned_query = rope_->rotate(*query_heads, position_offset);
-    if (!turned_query) {
-      return std::unexpected(
-          failed(MultiHeadStage::query_rotation, std::move(turned_query.error())));
-    }
-    auto turned_key = rope_->rotate(*key_heads, position_offset);
-    if (!turned_key) {
-      return std::unexpected(
-          failed(MultiHeadStage::key_rotation, std::move(turned_key.error())));
-    }
-    rotated_query = std::move(*turned_query);
-    rotated_key = std::move(*turned_key);
-  }
+  auto rotated_query =
+      LLMFS_TRY_AT(Stage::query_rotation, rotate(rope_, query_heads, position_offset));
+  auto rotated_key =
+      LLMFS_TRY_AT(Stage::key_rotation, rotate(rope_, key_heads, position_offset));
 
   // One causal table per head: [B,h] are independent lanes
-  auto attended = causal_self_attention(rotated_query, rotated_key, *value_heads);
-  if (!attended) {
-    return std::unexpected(
-        failed(MultiHeadStage::causal_attention, std::move(attended.error())));
-  }
+  auto attended =
+      LLMFS_TRY_AT(Stage::causal_attention,
+                   causal_self_attention(rotated_query, rotated_key, value_heads));
 
-  // Concatenate, then one learned map
-  auto merged = merge_heads(attended->output);  // [B,T,d_model]
-  if (!merged)
-    return std::unexpected(failed(MultiHeadStage::merge, std::move(merged.error())));
-  auto output = output_.forward(*merged);
-  if (!output) {
-    return std::unexpected(
-        failed(MultiHeadStage::output_projection, std::move(output.error())));
-  }
+  // Concatenate to [B,T,d_model], then one learned map
+  auto merged = LLMFS_TRY_AT(Stage::merge, merge_heads(attended.output));
+  auto output = LLMFS_TRY_AT(Stage::output_projection, output_.forward(merged));
 
-  return MultiHeadForward{.projected_query_heads = std::move(*query_heads),
-                          .projected_key_heads = std::move(*key_heads),
-                          .projected_value_heads = std::move(*value_heads),
+  return MultiHeadForward{.projected_query_heads = std::move(query_heads),
+                          .projected_key_heads = std::move(key_heads),
+                          .projected_value_heads = std::move(value_heads),
                           .rotated_query_heads = std::move(rotated_query),
                           .rotated_key_heads = std::move(rotated_key),
-                          .scores = std::move(attended->scores),
-                          .masked_scores = std::move(attended->masked_scores),
-                          .attention_weights = std::move(attended->weights),
-                          .head_outputs = std::move(attended->output),
-                          .merged = std::move(*merged),
-                          .output = std::move(*output)};
+                          .scores = std::move(attended.scores),
+                          .masked_scores = std::move(attended.masked_scores),
+                          .attention_weights = std::move(attended.weights),
+                          .head_outputs = std::move(attended.output),
+                          .merged = std::move(merged),
+                          .output = std::move(output)};
 }
 // endregion: multi-head-forward
 
 }  // namespace llmfs::attention
-
-auto fmt::formatter<llmfs::attention::HeadLayoutError>::format(
-    const llmfs::attention::HeadLayoutError& error, fmt::format_context& ctx) const
-    -> decltype(ctx.out()) {
-  return llmfs::autograd::format_stage_error(ctx, error.stage,
-                                             llmfs::attention::describe(error.code),
-                                             error.detail, error.cause);
-}
 
 auto fmt::formatter<llmfs::attention::MultiHeadError>::format(
     const llmfs::attention::MultiHeadError& error, fmt::format_context& ctx) const
@@ -466,13 +385,8 @@ auto fmt::formatter<llmfs::attention::MultiHeadError>::format(
     out = fmt::format_to(out, ": {}", describe(error.code));
   }
   if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
+  if (!error.cause) return out;
   return std::visit(
-      [&](const auto& lower) {
-        if constexpr (std::is_same_v<std::decay_t<decltype(lower)>, std::monostate>) {
-          return out;
-        } else {
-          return fmt::format_to(out, ": {}", lower);
-        }
-      },
-      error.cause);
+      [&](const auto& lower) { return fmt::format_to(out, ": {}", lower); },
+      *error.cause);
 }

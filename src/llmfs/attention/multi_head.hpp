@@ -1,3 +1,4 @@
+// Chapter 30
 #pragma once
 /// \file
 /// \brief Multi-head causal self-attention with RoPE: full-width projections, head
@@ -18,6 +19,7 @@
 #include <llmfs/attention/self_attention.hpp>
 #include <llmfs/autograd/error.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/error.hpp>
 #include <llmfs/nn/error.hpp>
 #include <llmfs/nn/linear.hpp>
 #include <llmfs/nn/parameters.hpp>
@@ -43,16 +45,8 @@ enum class HeadLayoutErrorCode {
 /// One typed head-layout error. The stage names the step: `"head split"`, `"head split
 /// reshape"`, `"head split transpose"`, `"head merge"`, `"head merge transpose"` or
 /// `"head merge reshape"`.
-struct HeadLayoutError {
-  HeadLayoutErrorCode code;  ///< what went wrong
-  std::string stage;         ///< which step
-  std::string detail;        ///< shapes and counts; may be empty
-  std::optional<autograd::AutogradError>
-      cause;  ///< the lower error, for code == autograd
-
-  /// Equal when every field is equal (useful in tests).
-  friend bool operator==(const HeadLayoutError&, const HeadLayoutError&) = default;
-};
+using HeadLayoutError = StageError<HeadLayoutErrorCode, HeadLayoutErrorCode::autograd,
+                                   autograd::AutogradError>;
 
 /// Splits the feature axis into heads: `[B,T,d_model] -> reshape [B,T,h,d_h] ->
 /// transpose(1,2) [B,h,T,d_h]`, `d_h = d_model/h`. Both steps are taped, so gradients
@@ -110,23 +104,18 @@ enum class MultiHeadStage {
 [[nodiscard]] std::string_view describe(MultiHeadErrorCode code) noexcept;
 
 /// The lower error a multi-head error wraps, if any.
-using MultiHeadCause = std::variant<std::monostate, nn::NnError, HeadLayoutError,
-                                    RopeError, AttentionError>;
+using MultiHeadCause =
+    std::variant<nn::NnError, HeadLayoutError, RopeError, AttentionError>;
 
 /// One typed multi-head error: the kind, the stage, the numbers, and the wrapped lower
-/// error. Formats as `multi-head attention, <stage>: <description> (<detail>): <cause
-/// chain>`.
-struct MultiHeadError {
-  MultiHeadErrorCode code;  ///< what went wrong
-  MultiHeadStage stage;     ///< where
-  std::string detail;       ///< the numbers involved; may be empty
-  MultiHeadCause cause;     ///< the lower error, for code == stage_failed
+/// error. Formats as `multi-head attention, <stage>: <description> (<detail>)`, or
+/// `multi-head attention, <stage>: <cause chain>` for a failed lower stage.
+using MultiHeadError = StageError<MultiHeadErrorCode, MultiHeadErrorCode::stage_failed,
+                                  MultiHeadCause, MultiHeadStage>;
 
-  /// The tape error at the bottom of the cause chain (e.g. released input), or nullptr.
-  [[nodiscard]] const autograd::AutogradError* autograd_cause() const noexcept;
-  /// Equal when every field is equal (useful in tests).
-  friend bool operator==(const MultiHeadError&, const MultiHeadError&) = default;
-};
+/// The tape error at the bottom of the cause chain (e.g. released input), or nullptr.
+[[nodiscard]] const autograd::AutogradError* autograd_cause(
+    const MultiHeadError& error) noexcept;
 // endregion: multi-head-errors
 
 /// Rotary positions on every head's queries and keys (Chapter 29), rotated width d_h.
@@ -265,6 +254,9 @@ class MultiHeadAttention {
                      std::optional<RotaryEmbedding> rope, PositionEncoding positions,
                      nn::NamedParameters parameters, std::size_t model_width,
                      std::size_t heads);
+  static std::expected<MultiHeadAttention, MultiHeadError> from_projections(
+      std::expected<nn::QkvProjections, nn::NnError> projections,
+      nn::NamedParameter output, std::size_t heads, PositionEncoding positions);
   static std::expected<MultiHeadAttention, MultiHeadError> assemble(
       nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
       PositionEncoding positions, std::optional<RotaryEmbedding> rope);
@@ -279,15 +271,6 @@ class MultiHeadAttention {
 // endregion: multi-head-layer
 
 }  // namespace llmfs::attention
-
-/// Formats a HeadLayoutError as `stage: description (detail): cause`.
-template <>
-struct fmt::formatter<llmfs::attention::HeadLayoutError>
-    : fmt::formatter<fmt::string_view> {
-  /// Writes the error into the context's output.
-  auto format(const llmfs::attention::HeadLayoutError& error,
-              fmt::format_context& ctx) const -> decltype(ctx.out());
-};
 
 /// Formats a MultiHeadError as `multi-head attention, stage: description (detail):
 /// cause`.

@@ -1,8 +1,10 @@
+// Chapter 29
 #include <cmath>
 #include <limits>
 #include <vector>
 
 #include <llmfs/attention/rope.hpp>
+#include <llmfs/core/try.hpp>
 
 namespace llmfs::attention {
 
@@ -35,11 +37,9 @@ struct RotaryEmbedding::Tables {
 std::expected<RotaryEmbedding, RopeError> RotaryEmbedding::create(
     std::size_t width, std::size_t max_positions, double base) {
   auto reject = [&](RopeErrorCode code) {
-    return std::unexpected(RopeError{
-        code,
-        "RoPE configuration",
-        fmt::format("width {}, max_positions {}, base {}", width, max_positions, base),
-        {}});
+    return llmfs::reject(
+        code, "RoPE configuration",
+        fmt::format("width {}, max_positions {}, base {}", width, max_positions, base));
   };
   if (width == 0) return reject(RopeErrorCode::zero_width);
   if (width % 2 != 0) return reject(RopeErrorCode::odd_width);
@@ -85,10 +85,10 @@ const tensor::Tensor& RotaryEmbedding::sin_table() const noexcept {
   return tables_->sin;
 }
 
-std::optional<RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
-                                                std::size_t offset) const {
-  auto reject = [&](RopeErrorCode code, std::string detail) {
-    return RopeError{code, "RoPE rotate", std::move(detail), {}};
+std::expected<void, RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
+                                                      std::size_t offset) const {
+  auto reject = [](RopeErrorCode code, std::string detail) {
+    return llmfs::reject(code, "RoPE rotate", std::move(detail));
   };
   if (shape.rank() < 2)
     return reject(RopeErrorCode::input_rank, fmt::format("got {}", shape));
@@ -106,7 +106,7 @@ std::optional<RopeError> RotaryEmbedding::check(const tensor::Shape& shape,
                   fmt::format("positions [{}, {}) but capacity {}", offset,
                               offset + tokens, max_positions_));
   }
-  return std::nullopt;
+  return {};
 }
 
 // region: rope-rotate
@@ -139,18 +139,14 @@ static void turn_pairs(std::span<const double> in, std::span<double> out,
 std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
     const autograd::TensorValue& x, std::size_t offset) const {
   // x: [..., T, d] -> [..., T, d]
-  if (auto invalid = check(x.shape(), offset))
-    return std::unexpected(std::move(*invalid));
-  auto wrap = [](autograd::AutogradError cause) {
-    return RopeError{RopeErrorCode::autograd, "RoPE rotate", "", std::move(cause)};
-  };
-  auto input = x.value_view();
-  if (!input) return std::unexpected(wrap(std::move(input.error())));
+  constexpr std::string_view stage = "RoPE rotate";
+  LLMFS_TRY(check(x.shape(), offset));
+  const tensor::Tensor* input = LLMFS_TRY_AT(stage, x.value_view());
   const std::size_t tokens = x.shape()[x.shape().rank() - 2];
 
   // Forward: turn each pair by +p·θ_i
   tensor::Tensor rotated = tensor::Tensor::zeros(x.shape());
-  turn_pairs((*input)->values(), rotated.mutable_values(), tokens, width_, offset,
+  turn_pairs(input->values(), rotated.mutable_values(), tokens, width_, offset,
              tables_->cos, tables_->sin, +1.0);
 
   // Backward: turn the upstream gradient by −p·θ_i and add it into x's gradient
@@ -163,18 +159,15 @@ std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
                offset, tables->cos, tables->sin, -1.0);
     return context.accumulate(0, gradient);
   };
-  auto recorded =
-      autograd::record_op("rope", std::move(rotated), {x}, std::move(backward));
-  if (!recorded) return std::unexpected(wrap(std::move(recorded.error())));
-  return std::move(*recorded);
+  return LLMFS_TRY_AT(
+      stage, autograd::record_op("rope", std::move(rotated), {x}, std::move(backward)));
 }
 // endregion: rope-rotate
 
 std::expected<tensor::Tensor, RopeError> RotaryEmbedding::rotate(
     const tensor::Tensor& x, std::size_t offset) const {
   // x: [..., T, d] -> [..., T, d]
-  if (auto invalid = check(x.shape(), offset))
-    return std::unexpected(std::move(*invalid));
+  LLMFS_TRY(check(x.shape(), offset));
   tensor::Tensor rotated = tensor::Tensor::zeros(x.shape());
   turn_pairs(x.values(), rotated.mutable_values(), x.shape()[x.rank() - 2], width_,
              offset, tables_->cos, tables_->sin, +1.0);
@@ -182,11 +175,3 @@ std::expected<tensor::Tensor, RopeError> RotaryEmbedding::rotate(
 }
 
 }  // namespace llmfs::attention
-
-auto fmt::formatter<llmfs::attention::RopeError>::format(
-    const llmfs::attention::RopeError& error, fmt::format_context& ctx) const
-    -> decltype(ctx.out()) {
-  return llmfs::autograd::format_stage_error(ctx, error.stage,
-                                             llmfs::attention::describe(error.code),
-                                             error.detail, error.cause);
-}

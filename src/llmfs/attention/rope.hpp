@@ -1,3 +1,4 @@
+// Chapter 29
 #pragma once
 /// \file
 /// \brief Rotary position embedding on adjacent coordinate pairs (Su et al. 2021;
@@ -15,6 +16,7 @@
 
 #include <llmfs/autograd/error.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/error.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::attention {
@@ -39,16 +41,8 @@ enum class RopeErrorCode {
 /// One typed RoPE error: the kind, the stage (`"RoPE configuration"` or `"RoPE
 /// rotate"`), a detail sentence with the numbers, and for RopeErrorCode::autograd the
 /// wrapped tape error.
-struct RopeError {
-  RopeErrorCode code;  ///< what went wrong
-  std::string stage;   ///< where
-  std::string detail;  ///< the numbers involved; may be empty
-  std::optional<autograd::AutogradError>
-      cause;  ///< the lower error, for code == autograd
-
-  /// Equal when every field is equal (useful in tests).
-  friend bool operator==(const RopeError&, const RopeError&) = default;
-};
+using RopeError =
+    StageError<RopeErrorCode, RopeErrorCode::autograd, autograd::AutogradError>;
 
 /// Rotary position embedding: pair `i` of the row at absolute position `p` is turned by
 /// the angle `p·θ_i`, `θ_i = base^(−2i/width)`: `y[2i] = x[2i]·cos − x[2i+1]·sin`,
@@ -112,8 +106,8 @@ class RotaryEmbedding {
         max_positions_(max_positions),
         base_(base),
         tables_(std::move(tables)) {}
-  [[nodiscard]] std::optional<RopeError> check(const tensor::Shape& shape,
-                                               std::size_t offset) const;
+  [[nodiscard]] std::expected<void, RopeError> check(const tensor::Shape& shape,
+                                                     std::size_t offset) const;
   std::size_t width_;
   std::size_t max_positions_;
   double base_;
@@ -121,11 +115,3 @@ class RotaryEmbedding {
 };
 
 }  // namespace llmfs::attention
-
-/// Formats a RopeError as `stage: description (detail): cause`.
-template <>
-struct fmt::formatter<llmfs::attention::RopeError> : fmt::formatter<fmt::string_view> {
-  /// Writes the error into the context's output.
-  auto format(const llmfs::attention::RopeError& error, fmt::format_context& ctx) const
-      -> decltype(ctx.out());
-};

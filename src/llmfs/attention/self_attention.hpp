@@ -1,3 +1,4 @@
+// Chapter 27
 #pragma once
 /// \file
 /// \brief One scaled dot-product attention head (Vaswani et al. 2017 §3.2.1; Chapter
@@ -12,6 +13,7 @@
 
 #include <llmfs/autograd/error.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/error.hpp>
 
 namespace llmfs::attention {
 
@@ -35,16 +37,8 @@ enum class AttentionErrorCode {
 /// One typed attention error: the kind, the stage (`"self-attention"`, `"causal
 /// attention"`, or the step inside it such as `"causal attention softmax"`), a detail
 /// sentence, and for AttentionErrorCode::autograd the tape error it wraps.
-struct AttentionError {
-  AttentionErrorCode code;  ///< what went wrong
-  std::string stage;        ///< where
-  std::string detail;       ///< shapes and counts; may be empty
-  std::optional<autograd::AutogradError>
-      cause;  ///< the lower error, for code == autograd
-
-  /// Equal when every field is equal (useful in tests).
-  friend bool operator==(const AttentionError&, const AttentionError&) = default;
-};
+using AttentionError = StageError<AttentionErrorCode, AttentionErrorCode::autograd,
+                                  autograd::AutogradError>;
 
 /// Every stage of one scaled dot-product head, for `Q [..., T_q, d_k]`, `K [..., T_k,
 /// d_k]`, `V [..., T_k, d_v]`.
@@ -76,12 +70,3 @@ struct SelfAttention {
     const autograd::TensorValue& value);
 
 }  // namespace llmfs::attention
-
-/// Formats an AttentionError as `stage: description (detail): cause`.
-template <>
-struct fmt::formatter<llmfs::attention::AttentionError>
-    : fmt::formatter<fmt::string_view> {
-  /// Writes the error into the context's output.
-  auto format(const llmfs::attention::AttentionError& error,
-              fmt::format_context& ctx) const -> decltype(ctx.out());
-};

@@ -1,3 +1,4 @@
+// Chapter 15
 #include <llmfs/autograd/error.hpp>
 
 namespace llmfs::autograd {
@@ -17,12 +18,6 @@ std::string_view describe(AutogradErrorCode code) noexcept {
   return "unknown autograd error";
 }
 
-AutogradError AutogradError::from_tensor(std::string_view op,
-                                         tensor::TensorError cause) {
-  return AutogradError{
-      AutogradErrorCode::tensor, std::string(op), {}, std::move(cause)};
-}
-
 }  // namespace llmfs::autograd
 
 auto fmt::formatter<llmfs::autograd::AutogradError>::format(
@@ -30,20 +25,11 @@ auto fmt::formatter<llmfs::autograd::AutogradError>::format(
     -> decltype(ctx.out()) {
   auto out = ctx.out();
   if (error.code == llmfs::autograd::AutogradErrorCode::tensor && error.cause) {
-    out = fmt::format_to(out, "{}: {}", error.op, *error.cause);
+    out = fmt::format_to(out, "{}: {}", error.stage, *error.cause);
   } else {
-    out = fmt::format_to(out, "{}: {}", error.op, describe(error.code));
+    out = fmt::format_to(out, "{}: {}", error.stage, describe(error.code));
     if (error.cause) out = fmt::format_to(out, ": {}", *error.cause);
   }
   if (!error.detail.empty()) out = fmt::format_to(out, " ({})", error.detail);
-  return out;
-}
-
-fmt::format_context::iterator llmfs::autograd::format_stage_error(
-    fmt::format_context& ctx, std::string_view stage, std::string_view description,
-    std::string_view detail, const std::optional<AutogradError>& cause) {
-  auto out = fmt::format_to(ctx.out(), "{}: {}", stage, description);
-  if (!detail.empty()) out = fmt::format_to(out, " ({})", detail);
-  if (cause) out = fmt::format_to(out, ": {}", *cause);
   return out;
 }

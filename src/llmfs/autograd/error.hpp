@@ -1,13 +1,13 @@
+// Chapter 15
 #pragma once
 /// \file
 /// \brief The autograd module's one typed error (Chapters 15–16).
 
-#include <optional>
-#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
 
+#include <llmfs/core/error.hpp>
 #include <llmfs/tensor/error.hpp>
 
 namespace llmfs::autograd {
@@ -28,34 +28,13 @@ enum class AutogradErrorCode {
 /// The fixed description of a code, e.g. `"released input"`.
 [[nodiscard]] std::string_view describe(AutogradErrorCode code) noexcept;
 
-/// One typed autograd error: the kind, the operation (stage) that failed, a detail
-/// sentence, and for AutogradErrorCode::tensor the TensorError it wraps. Formats as
-/// `matmul: matmul: inner dimension mismatch: [2,3] and [4,5] (3 != 4)` (stage, then
-/// cause) or `add: released input`.
-struct AutogradError {
-  AutogradErrorCode code;  ///< what went wrong
-  std::string op;          ///< the stage, e.g. `"matmul"` or `"matmul backward"`
-  std::string detail;      ///< extra facts; may be empty
-  std::optional<tensor::TensorError> cause;  ///< the lower error, for code == tensor
-
-  /// Wraps a tensor error with the autograd op that failed.
-  [[nodiscard]] static AutogradError from_tensor(std::string_view op,
-                                                 tensor::TensorError cause);
-  /// Equal when every field is equal (useful in tests).
-  friend bool operator==(const AutogradError&, const AutogradError&) = default;
-};
-
-/// Writes `stage: description (detail): cause` into `ctx`, the one text shape shared by
-/// the stage errors of the modules above the tape (nn::NnError,
-/// attention::AttentionError, attention::RopeError, attention::HeadLayoutError); the
-/// detail and the cause are omitted when empty. \param ctx the fmt context to write
-/// into. \param stage the stage that failed, e.g. "RoPE rotate". \param description the
-/// error code's description. \param detail extra facts (shapes, sizes), or empty.
-/// \param cause the lower tape error, if any.
-/// \return the output iterator after the text.
-fmt::format_context::iterator format_stage_error(
-    fmt::format_context& ctx, std::string_view stage, std::string_view description,
-    std::string_view detail, const std::optional<AutogradError>& cause);
+/// One typed autograd error: the kind, the operation (stage) that failed, e.g.
+/// `"matmul"` or `"matmul backward"`, a detail sentence, and for
+/// AutogradErrorCode::tensor the TensorError it wraps. Formats as `matmul: matmul:
+/// inner dimension mismatch: [2,3] and [4,5] (3 != 4)` (stage, then cause) or `add:
+/// released input`.
+using AutogradError =
+    StageError<AutogradErrorCode, AutogradErrorCode::tensor, tensor::TensorError>;
 
 }  // namespace llmfs::autograd
 

@@ -1,3 +1,4 @@
+// Chapter 13
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -4,7 +4,7 @@
 /// \brief Gradient checking by central differences: an analytic gradient of a scalar
 /// function of tensors against numeric derivatives (Chapter 13). Needs only the tensor
 /// chapters (8–12); the tape-aware form that takes its analytic gradient from
-/// backward() is tape_gradcheck.hpp (Chapter 15).
+/// backward() is `autograd/tape_gradcheck.hpp` (Chapter 15).
 
 #include <cstddef>
 #include <expected>
@@ -41,13 +41,13 @@ enum class GradientCheckErrorCode {
 /// The error of a gradient check whose function fails with `Cause` (a
 /// tensor::TensorError for a function of tensors, an AutogradError for a taped loss).
 /// Formats as `check_gradients: invalid step (step 0)`, or for a failed evaluation
-/// `f(x+h), input 0 coordinate 3: evaluation failed: <cause>` (core/error.hpp).
+/// `f(x+h), input 0 coordinate 3: evaluation failed: <cause>`.
 template <class Cause>
 using GradientCheckError = StageError<GradientCheckErrorCode,
                                       GradientCheckErrorCode::evaluation_failed, Cause>;
 
 /// A gradient-check error that does not yet know the function's error type; it converts
-/// to every GradientCheckError<Cause> (core/error.hpp, reject()).
+/// to every GradientCheckError<Cause>, as a rejection of the shared error idiom does.
 using GradientCheckRejection = Rejection<GradientCheckErrorCode, std::string>;
 
 /// The step and the accepted error of a gradient check.

@@ -1,4 +1,6 @@
+// Chapter 15
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
@@ -15,173 +17,148 @@ using tensor::TensorError;
 // The forward values of an op's inputs, after checking that they are live and share one
 // tape.
 template <std::size_t N>
-std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
+[[nodiscard]] std::expected<std::array<const Tensor*, N>, AutogradError> inputs_of(
     std::string_view op, const std::array<const TensorValue*, N>& values) {
   std::array<const Tensor*, N> out{};
   for (std::size_t i = 0; i < N; ++i) {
     auto view = values[i]->value_view();
     if (!view) {
       AutogradError error = view.error();
-      error.op = std::string(op);
+      error.stage = std::string(op);
       return std::unexpected(std::move(error));
     }
     if (values[i]->tape() != values[0]->tape()) {
-      return std::unexpected(AutogradError{
-          AutogradErrorCode::different_tapes,
-          std::string(op),
-          fmt::format("nodes {} and {}", values[0]->node_id(), values[i]->node_id()),
-          {}});
+      return reject(
+          AutogradErrorCode::different_tapes, op,
+          fmt::format("nodes {} and {}", values[0]->node_id(), values[i]->node_id()));
     }
     out[i] = *view;
   }
   return out;
 }
 
-// Unwraps a tensor result inside a forward or backward step, tagging the stage on
-// failure.
-#define LLMFS_TRY_TENSOR(target, expr, stage)                        \
-  auto target##_result = (expr);                                     \
-  if (!target##_result)                                              \
-    return std::unexpected(                                          \
-        AutogradError::from_tensor(stage, target##_result.error())); \
-  Tensor target = std::move(*target##_result)
-
 // Adds `gradient`, reduced to the parent's shape, into parent `index` if it wants one.
-std::expected<void, AutogradError> accumulate_reduced(BackwardContext& ctx,
-                                                      std::size_t index,
-                                                      const Tensor& gradient,
-                                                      std::string_view stage) {
+[[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
+    BackwardContext& ctx, std::size_t index, const Tensor& gradient,
+    std::string_view stage) {
   if (!ctx.needs_gradient(index)) return {};
   if (gradient.shape() == ctx.parent_value(index).shape())
     return ctx.accumulate(index, gradient);
-  auto reduced = tensor::sum_to(gradient, ctx.parent_value(index).shape());
-  if (!reduced)
-    return std::unexpected(AutogradError::from_tensor(stage, reduced.error()));
-  return ctx.accumulate(index, *reduced);
+  Tensor reduced =
+      LLMFS_TRY_AT(stage, tensor::sum_to(gradient, ctx.parent_value(index).shape()));
+  return ctx.accumulate(index, reduced);
 }
 
 // Last-two-axes transpose of a rank >= 2 tensor.
-std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
+[[nodiscard]] std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
   return tensor::transpose(t, t.rank() - 2, t.rank() - 1);
 }
 
 }  // namespace
 
-// ---- add / subtract / multiply
-// --------------------------------------------------------------
+// add / subtract / multiply
 
 std::expected<TensorValue, AutogradError> add(const TensorValue& a,
                                               const TensorValue& b) {
-  auto in = inputs_of<2>("add", {&a, &b});
-  if (!in) return std::unexpected(in.error());
+  auto in = LLMFS_TRY(inputs_of<2>("add", {&a, &b}));
   // a: [...], b: [...] -> broadcast shape
-  LLMFS_TRY_TENSOR(out, tensor::add(*(*in)[0], *(*in)[1]), "add");
-  return record_op("add", std::move(out), {a, b},
-                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     auto ga =
-                         accumulate_reduced(ctx, 0, ctx.upstream(), "add backward");
-                     if (!ga) return ga;
-                     return accumulate_reduced(ctx, 1, ctx.upstream(), "add backward");
-                   });
+  Tensor out = LLMFS_TRY_AT("add", tensor::add(*in[0], *in[1]));
+  return record_op(
+      "add", std::move(out), {a, b},
+      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        LLMFS_TRY(accumulate_reduced(ctx, 0, ctx.upstream(), "add backward"));
+        return accumulate_reduced(ctx, 1, ctx.upstream(), "add backward");
+      });
 }
 
 std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
                                                    const TensorValue& b) {
-  auto in = inputs_of<2>("subtract", {&a, &b});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::subtract(*(*in)[0], *(*in)[1]), "subtract");
-  return record_op("subtract", std::move(out), {a, b},
-                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     auto ga = accumulate_reduced(ctx, 0, ctx.upstream(),
-                                                  "subtract backward");
-                     if (!ga) return ga;
-                     if (!ctx.needs_gradient(1)) return {};
-                     LLMFS_TRY_TENSOR(negated, tensor::scale(ctx.upstream(), -1.0),
-                                      "subtract backward");
-                     return accumulate_reduced(ctx, 1, negated, "subtract backward");
-                   });
+  auto in = LLMFS_TRY(inputs_of<2>("subtract", {&a, &b}));
+  Tensor out = LLMFS_TRY_AT("subtract", tensor::subtract(*in[0], *in[1]));
+  return record_op(
+      "subtract", std::move(out), {a, b},
+      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        LLMFS_TRY(accumulate_reduced(ctx, 0, ctx.upstream(), "subtract backward"));
+        if (!ctx.needs_gradient(1)) return {};
+        Tensor negated =
+            LLMFS_TRY_AT("subtract backward", tensor::scale(ctx.upstream(), -1.0));
+        return accumulate_reduced(ctx, 1, negated, "subtract backward");
+      });
 }
 
 std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
                                                    const TensorValue& b) {
-  auto in = inputs_of<2>("multiply", {&a, &b});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::multiply(*(*in)[0], *(*in)[1]), "multiply");
+  auto in = LLMFS_TRY(inputs_of<2>("multiply", {&a, &b}));
+  Tensor out = LLMFS_TRY_AT("multiply", tensor::multiply(*in[0], *in[1]));
   return record_op("multiply", std::move(out), {a, b},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast
                      // axes.
                      for (std::size_t i = 0; i < 2; ++i) {
                        if (!ctx.needs_gradient(i)) continue;
-                       LLMFS_TRY_TENSOR(
-                           g, tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)),
-                           "multiply backward");
-                       auto done = accumulate_reduced(ctx, i, g, "multiply backward");
-                       if (!done) return done;
+                       Tensor g = LLMFS_TRY_AT(
+                           "multiply backward",
+                           tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)));
+                       LLMFS_TRY(accumulate_reduced(ctx, i, g, "multiply backward"));
                      }
                      return {};
                    });
 }
 
-// ---- scale
-// ----------------------------------------------------------------------------------
+// scale
 
 std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double factor) {
-  auto in = inputs_of<1>("scale", {&a});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::scale(*(*in)[0], factor), "scale");
+  auto in = LLMFS_TRY(inputs_of<1>("scale", {&a}));
+  Tensor out = LLMFS_TRY_AT("scale", tensor::scale(*in[0], factor));
   return record_op(
       "scale", std::move(out), {a},
       [factor](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-        LLMFS_TRY_TENSOR(g, tensor::scale(ctx.upstream(), factor), "scale backward");
+        Tensor g =
+            LLMFS_TRY_AT("scale backward", tensor::scale(ctx.upstream(), factor));
         return ctx.accumulate(0, g);
       });
 }
 
-// ---- matmul
-// ---------------------------------------------------------------------------------
+// matmul
 
 std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
                                                  const TensorValue& b) {
-  auto in = inputs_of<2>("matmul", {&a, &b});
-  if (!in) return std::unexpected(in.error());
+  auto in = LLMFS_TRY(inputs_of<2>("matmul", {&a, &b}));
   // a: [..., n, k], b: [..., k, m] -> [..., n, m]
-  LLMFS_TRY_TENSOR(out, tensor::matmul(*(*in)[0], *(*in)[1]), "matmul");
+  Tensor out = LLMFS_TRY_AT("matmul", tensor::matmul(*in[0], *in[1]));
   return record_op(
       "matmul", std::move(out), {a, b},
       [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
         // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [..., k, m]
         if (ctx.needs_gradient(0)) {
-          LLMFS_TRY_TENSOR(b_t, transpose_last_two(ctx.parent_value(1)),
-                           "matmul backward");
-          LLMFS_TRY_TENSOR(ga, tensor::matmul(ctx.upstream(), b_t), "matmul backward");
-          auto done = accumulate_reduced(ctx, 0, ga, "matmul backward");
-          if (!done) return done;
+          Tensor b_t =
+              LLMFS_TRY_AT("matmul backward", transpose_last_two(ctx.parent_value(1)));
+          Tensor ga =
+              LLMFS_TRY_AT("matmul backward", tensor::matmul(ctx.upstream(), b_t));
+          LLMFS_TRY(accumulate_reduced(ctx, 0, ga, "matmul backward"));
         }
         if (ctx.needs_gradient(1)) {
-          LLMFS_TRY_TENSOR(a_t, transpose_last_two(ctx.parent_value(0)),
-                           "matmul backward");
-          LLMFS_TRY_TENSOR(gb, tensor::matmul(a_t, ctx.upstream()), "matmul backward");
+          Tensor a_t =
+              LLMFS_TRY_AT("matmul backward", transpose_last_two(ctx.parent_value(0)));
+          Tensor gb =
+              LLMFS_TRY_AT("matmul backward", tensor::matmul(a_t, ctx.upstream()));
           return accumulate_reduced(ctx, 1, gb, "matmul backward");
         }
         return {};
       });
 }
 
-// ---- reshape / transpose
-// --------------------------------------------------------------------
+// reshape / transpose
 
 std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
                                                   tensor::Shape shape) {
-  auto in = inputs_of<1>("reshape", {&a});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::reshape(*(*in)[0], std::move(shape)), "reshape");
+  auto in = LLMFS_TRY(inputs_of<1>("reshape", {&a}));
+  Tensor out = LLMFS_TRY_AT("reshape", tensor::reshape(*in[0], std::move(shape)));
   return record_op("reshape", std::move(out), {a},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     LLMFS_TRY_TENSOR(
-                         g,
-                         tensor::reshape(ctx.upstream(), ctx.parent_value(0).shape()),
-                         "reshape backward");
+                     Tensor g = LLMFS_TRY_AT(
+                         "reshape backward",
+                         tensor::reshape(ctx.upstream(), ctx.parent_value(0).shape()));
                      return ctx.accumulate(0, g);
                    });
 }
@@ -189,30 +166,27 @@ std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
 std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
                                                     std::size_t axis_a,
                                                     std::size_t axis_b) {
-  auto in = inputs_of<1>("transpose", {&a});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::transpose(*(*in)[0], axis_a, axis_b), "transpose");
+  auto in = LLMFS_TRY(inputs_of<1>("transpose", {&a}));
+  Tensor out = LLMFS_TRY_AT("transpose", tensor::transpose(*in[0], axis_a, axis_b));
   return record_op(
       "transpose", std::move(out), {a},
       [axis_a, axis_b](BackwardContext& ctx) -> std::expected<void, AutogradError> {
         // Swapping the same two axes again is the inverse permutation.
-        LLMFS_TRY_TENSOR(g, tensor::transpose(ctx.upstream(), axis_a, axis_b),
-                         "transpose backward");
+        Tensor g = LLMFS_TRY_AT("transpose backward",
+                                tensor::transpose(ctx.upstream(), axis_a, axis_b));
         return ctx.accumulate(0, g);
       });
 }
 
-// ---- slice
-// ----------------------------------------------------------------------------------
+// slice
 
 std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
                                                           std::size_t begin,
                                                           std::size_t end) {
-  auto in = inputs_of<1>("slice_last_axis", {&a});
-  if (!in) return std::unexpected(in.error());
+  auto in = LLMFS_TRY(inputs_of<1>("slice_last_axis", {&a}));
   // a: [..., n] -> [..., end − begin]
-  LLMFS_TRY_TENSOR(out, tensor::slice_last_axis(*(*in)[0], begin, end),
-                   "slice_last_axis");
+  Tensor out =
+      LLMFS_TRY_AT("slice_last_axis", tensor::slice_last_axis(*in[0], begin, end));
   return record_op("slice_last_axis", std::move(out), {a},
                    [begin](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // g: [..., count] goes back into columns [begin, begin + count) of
@@ -233,13 +207,11 @@ std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
                    });
 }
 
-// ---- sum
-// ------------------------------------------------------------------------------------
+// sum
 
 std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
-  auto in = inputs_of<1>("sum", {&a});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::sum(*(*in)[0]), "sum");
+  auto in = LLMFS_TRY(inputs_of<1>("sum", {&a}));
+  Tensor out = LLMFS_TRY_AT("sum", tensor::sum(*in[0]));
   return record_op("sum", std::move(out), {a},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // Every element contributed with weight 1.
@@ -248,13 +220,11 @@ std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
                    });
 }
 
-// ---- softmax
-// --------------------------------------------------------------------------------
+// softmax
 
 std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a) {
-  auto in = inputs_of<1>("softmax_last_axis", {&a});
-  if (!in) return std::unexpected(in.error());
-  LLMFS_TRY_TENSOR(out, tensor::softmax_last_axis(*(*in)[0]), "softmax_last_axis");
+  auto in = LLMFS_TRY(inputs_of<1>("softmax_last_axis", {&a}));
+  Tensor out = LLMFS_TRY_AT("softmax_last_axis", tensor::softmax_last_axis(*in[0]));
   return record_op("softmax_last_axis", std::move(out), {a},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // Per row: gx_j = y_j · (g_j − Σ_k g_k y_k).
@@ -278,7 +248,5 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                      return ctx.accumulate(0, gx);
                    });
 }
-
-#undef LLMFS_TRY_TENSOR
 
 }  // namespace llmfs::autograd

@@ -1,3 +1,4 @@
+// Chapter 15
 #pragma once
 /// \file
 /// \brief Differentiable tensor operations recorded on a tape (Chapters 15–16).

@@ -1,5 +1,7 @@
+// Chapter 15
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/autograd/tape_state.hpp>
+#include <llmfs/core/try.hpp>
 
 namespace llmfs::autograd {
 
@@ -19,8 +21,7 @@ void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
 
 }  // namespace
 
-// ---- TensorValue
-// ----------------------------------------------------------------------------
+// TensorValue
 
 TensorValue::TensorValue(std::shared_ptr<detail::TapeState> state, std::size_t node,
                          tensor::Shape shape, bool requires_gradient)
@@ -30,28 +31,22 @@ TensorValue::TensorValue(std::shared_ptr<detail::TapeState> state, std::size_t n
       requires_gradient_(requires_gradient) {}
 
 std::expected<tensor::Tensor, AutogradError> TensorValue::value() const {
-  auto node = detail::TapeState::live_node(*this, "value");
-  if (!node) return std::unexpected(node.error());
-  return (*node)->value;
+  auto node = LLMFS_TRY(detail::TapeState::live_node(*this, "value"));
+  return node->value;
 }
 
 std::expected<const tensor::Tensor*, AutogradError> TensorValue::value_view() const {
-  auto node = detail::TapeState::live_node(*this, "value");
-  if (!node) return std::unexpected(node.error());
-  return &(*node)->value;
+  auto node = LLMFS_TRY(detail::TapeState::live_node(*this, "value"));
+  return &node->value;
 }
 
 std::expected<tensor::Tensor, AutogradError> TensorValue::gradient() const {
-  auto node = detail::TapeState::live_node(*this, "gradient");
-  if (!node) return std::unexpected(node.error());
-  if (!(*node)->requires_gradient) {
-    return std::unexpected(
-        AutogradError{AutogradErrorCode::no_gradient,
-                      "gradient",
-                      fmt::format("node {} ({})", node_, (*node)->op),
-                      {}});
+  auto node = LLMFS_TRY(detail::TapeState::live_node(*this, "gradient"));
+  if (!node->requires_gradient) {
+    return reject(AutogradErrorCode::no_gradient, "gradient",
+                  fmt::format("node {} ({})", node_, node->op));
   }
-  if ((*node)->gradient) return *(*node)->gradient;
+  if (node->gradient) return *node->gradient;
   return tensor::Tensor::zeros(shape_);
 }
 
@@ -59,33 +54,25 @@ Tape TensorValue::tape() const {
   return Tape(state_ ? state_ : std::make_shared<detail::TapeState>());
 }
 
-// ---- BackwardContext
-// ------------------------------------------------------------------------
+// BackwardContext
 
 std::expected<void, AutogradError> BackwardContext::accumulate(
     std::size_t parent, const tensor::Tensor& contribution) {
   if (parent >= parent_values_.size()) {
-    return std::unexpected(
-        AutogradError{AutogradErrorCode::invalid_argument,
-                      std::string(op_),
-                      fmt::format("parent {} of {}", parent, parent_values_.size()),
-                      {}});
+    return reject(AutogradErrorCode::invalid_argument, op_,
+                  fmt::format("parent {} of {}", parent, parent_values_.size()));
   }
   if (contribution.shape() != parent_values_[parent]->shape()) {
-    return std::unexpected(AutogradError{
-        AutogradErrorCode::gradient_shape_mismatch,
-        std::string(op_),
-        fmt::format("parent {} has shape {}, gradient has shape {}", parent,
-                    parent_values_[parent]->shape(), contribution.shape()),
-        {}});
+    return reject(AutogradErrorCode::gradient_shape_mismatch, op_,
+                  fmt::format("parent {} has shape {}, gradient has shape {}", parent,
+                              parent_values_[parent]->shape(), contribution.shape()));
   }
   if (!needs_[parent]) return {};
   add_into(*parent_gradients_[parent], contribution);
   return {};
 }
 
-// ---- TapeState
-// ------------------------------------------------------------------------------
+// TapeState
 
 namespace detail {
 
@@ -116,20 +103,15 @@ std::expected<TensorValue, AutogradError> TapeState::record(
     std::string_view op, tensor::Tensor value, std::vector<TensorValue> parents,
     BackwardFn backward) {
   if (parents.empty()) {
-    return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument,
-                                         std::string(op),
-                                         "an op needs at least one parent",
-                                         {}});
+    return reject(AutogradErrorCode::invalid_argument, op,
+                  "an op needs at least one parent");
   }
   for (const TensorValue& parent : parents) {
-    auto node = live_node(parent, op);
-    if (!node) return std::unexpected(node.error());
+    LLMFS_TRY(live_node(parent, op));
     if (parent.state_ != parents.front().state_) {
-      return std::unexpected(AutogradError{
-          AutogradErrorCode::different_tapes,
-          std::string(op),
-          fmt::format("nodes {} and {}", parents.front().node_, parent.node_),
-          {}});
+      return reject(
+          AutogradErrorCode::different_tapes, op,
+          fmt::format("nodes {} and {}", parents.front().node_, parent.node_));
     }
   }
   bool wants_gradient = false;
@@ -146,14 +128,10 @@ std::expected<TensorValue, AutogradError> TapeState::record(
 
 std::expected<void, AutogradError> TapeState::run_backward(
     const TensorValue& output, const tensor::Tensor& upstream) {
-  auto out_node = live_node(output, "backward");
-  if (!out_node) return std::unexpected(out_node.error());
+  LLMFS_TRY(live_node(output, "backward"));
   if (upstream.shape() != output.shape()) {
-    return std::unexpected(AutogradError{
-        AutogradErrorCode::seed_shape_mismatch,
-        "backward",
-        fmt::format("output {} seed {}", output.shape(), upstream.shape()),
-        {}});
+    return reject(AutogradErrorCode::seed_shape_mismatch, "backward",
+                  fmt::format("output {} seed {}", output.shape(), upstream.shape()));
   }
   if (!output.requires_gradient()) return {};
 
@@ -177,8 +155,7 @@ std::expected<void, AutogradError> TapeState::run_backward(
         pass[parent] = tensor::Tensor::zeros(p.value.shape());
       ctx.parent_gradients_.push_back(p.requires_gradient ? &*pass[parent] : nullptr);
     }
-    auto done = node.backward(ctx);
-    if (!done) return std::unexpected(done.error());
+    LLMFS_TRY(node.backward(ctx));
   }
   // The pass succeeded: add it to what earlier passes accumulated.
   for (std::size_t id = 0; id < pass.size(); ++id) {
@@ -195,8 +172,7 @@ std::expected<void, AutogradError> TapeState::run_backward(
 
 }  // namespace detail
 
-// ---- Tape
-// -----------------------------------------------------------------------------------
+// Tape
 
 Tape::Tape() : state_(std::make_shared<detail::TapeState>()) {}
 
@@ -229,8 +205,7 @@ void Tape::zero_gradients() noexcept {
     node.gradient.reset();
 }
 
-// ---- recording and backward
-// -----------------------------------------------------------------
+// recording and backward
 
 std::expected<TensorValue, AutogradError> record_op(std::string_view op,
                                                     tensor::Tensor value,

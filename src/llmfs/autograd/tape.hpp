@@ -1,3 +1,4 @@
+// Chapter 15
 #pragma once
 /// \file
 /// \brief The reverse-mode tape: nodes, value handles, recording ops and backward
@@ -88,8 +89,8 @@ class BackwardContext {
   /// gradient. A parent that does not need a gradient ignores it. \return
   /// AutogradErrorCode::invalid_argument for a bad index,
   ///         AutogradErrorCode::gradient_shape_mismatch for a wrong shape.
-  std::expected<void, AutogradError> accumulate(std::size_t parent,
-                                                const tensor::Tensor& contribution);
+  [[nodiscard]] std::expected<void, AutogradError> accumulate(
+      std::size_t parent, const tensor::Tensor& contribution);
 
  private:
   friend struct detail::TapeState;
@@ -169,7 +170,7 @@ class Tape {
 /// AutogradErrorCode::released_input, or the
 ///         first error raised by a backward closure (no gradient is updated in that
 ///         case).
-std::expected<void, AutogradError> backward(const TensorValue& output,
-                                            const tensor::Tensor& upstream);
+[[nodiscard]] std::expected<void, AutogradError> backward(
+    const TensorValue& output, const tensor::Tensor& upstream);
 
 }  // namespace llmfs::autograd

@@ -1,3 +1,4 @@
+// Chapter 15
 #include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/core/try.hpp>
 

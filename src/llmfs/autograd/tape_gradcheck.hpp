@@ -2,8 +2,9 @@
 #pragma once
 /// \file
 /// \brief Gradient checking of the tape: the analytic gradient comes from one
-/// backward() pass, the numeric one from the Chapter-13 checker (gradcheck.hpp) run on
-/// the same loss rebuilt on a fresh tape per probe (Chapter 15).
+/// backward() pass, the numeric one from the Chapter-13 checker
+/// (`autograd/gradcheck.hpp`) run on the same loss rebuilt on a fresh tape per probe
+/// (Chapter 15).
 
 #include <expected>
 #include <functional>
@@ -45,7 +46,7 @@ using TapeGradientCheckError = GradientCheckError<AutogradError>;
 tape_gradients(const LossBuilder& loss, std::span<const tensor::Tensor> inputs);
 
 /// Checks the tape's gradient of `loss` against central differences: tape_gradients()
-/// compared by check_gradients() (gradcheck.hpp) with evaluate_loss() as the function,
+/// compared by check_gradients() (Chapter 13) with evaluate_loss() as the function,
 /// so each of the 2·N probes runs on its own fresh tape. Step, tolerance and report are
 /// those of GradientCheckOptions: h = step·max(1, |x|), pass when |analytic − numeric|
 /// ≤ absolute_tolerance + relative_tolerance·|numeric|. \param loss the loss builder.

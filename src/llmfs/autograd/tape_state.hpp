@@ -1,6 +1,7 @@
+// Chapter 15
 #pragma once
 // Internal to the autograd module: the shared state behind Tape and TensorValue
-// handles.
+// handles (Chapter 15).
 
 #include <deque>
 #include <memory>
@@ -30,12 +31,12 @@ struct TapeState : std::enable_shared_from_this<TapeState> {
 
   TensorValue append(Node node);
   // The live node behind a handle, or released_input naming `op`.
-  static std::expected<Node*, AutogradError> live_node(const TensorValue& value,
-                                                       std::string_view op);
-  static std::expected<TensorValue, AutogradError> record(
+  [[nodiscard]] static std::expected<Node*, AutogradError> live_node(
+      const TensorValue& value, std::string_view op);
+  [[nodiscard]] static std::expected<TensorValue, AutogradError> record(
       std::string_view op, tensor::Tensor value, std::vector<TensorValue> parents,
       BackwardFn backward);
-  static std::expected<void, AutogradError> run_backward(
+  [[nodiscard]] static std::expected<void, AutogradError> run_backward(
       const TensorValue& output, const tensor::Tensor& upstream);
 };
 

@@ -1,3 +1,4 @@
+// Chapter 0
 #pragma once
 /// \file
 /// \brief The one shape of a typed error above the tensor layer: what went wrong (a

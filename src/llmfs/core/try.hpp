@@ -1,3 +1,4 @@
+// Chapter 0
 #pragma once
 /// \file
 /// \brief LLMFS_TRY and LLMFS_TRY_AT: unwrap a `std::expected` or return its error from

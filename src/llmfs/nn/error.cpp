@@ -1,3 +1,4 @@
+// Chapter 17
 #include <llmfs/nn/error.hpp>
 
 namespace llmfs::nn {
@@ -23,10 +24,3 @@ std::string_view describe(NnErrorCode code) noexcept {
 }
 
 }  // namespace llmfs::nn
-
-auto fmt::formatter<llmfs::nn::NnError>::format(const llmfs::nn::NnError& error,
-                                                fmt::format_context& ctx) const
-    -> decltype(ctx.out()) {
-  return llmfs::autograd::format_stage_error(
-      ctx, error.stage, llmfs::nn::describe(error.code), error.detail, error.cause);
-}

@@ -1,3 +1,4 @@
+// Chapter 17
 #pragma once
 /// \file
 /// \brief The nn module's one typed error: parameters, initialization, Linear and Q/K/V
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <llmfs/autograd/error.hpp>
+#include <llmfs/core/error.hpp>
 
 namespace llmfs::nn {
 
@@ -38,23 +40,6 @@ enum class NnErrorCode {
 /// One typed nn error: the kind, the stage that failed (e.g. `linear attention.query`),
 /// a detail sentence, and for NnErrorCode::autograd the tape error it wraps. Formats as
 /// `stage: description (detail)` followed by `: <cause>` when there is one.
-struct NnError {
-  NnErrorCode code;    ///< what went wrong
-  std::string stage;   ///< where: the layer or collection
-  std::string detail;  ///< extra facts (names, widths); may be empty
-  std::optional<autograd::AutogradError>
-      cause;  ///< the lower error, for code == autograd
-
-  /// Equal when every field is equal (useful in tests).
-  friend bool operator==(const NnError&, const NnError&) = default;
-};
+using NnError = StageError<NnErrorCode, NnErrorCode::autograd, autograd::AutogradError>;
 
 }  // namespace llmfs::nn
-
-/// Formats an NnError as `stage: description (detail): cause`.
-template <>
-struct fmt::formatter<llmfs::nn::NnError> : fmt::formatter<fmt::string_view> {
-  /// Writes the error into the context's output.
-  auto format(const llmfs::nn::NnError& error, fmt::format_context& ctx) const
-      -> decltype(ctx.out());
-};

@@ -1,3 +1,4 @@
+// Chapter 17
 #include <cmath>
 #include <vector>
 
@@ -15,15 +16,12 @@ std::expected<tensor::Tensor, NnError> uniform_fan_in(const tensor::Shape& shape
                                                       std::size_t fan_in,
                                                       SplitMix64& rng) {
   if (fan_in == 0) {
-    return std::unexpected(
-        NnError{NnErrorCode::zero_width, "initialization", "fan-in is 0", {}});
+    return reject(NnErrorCode::zero_width, "initialization", "fan-in is 0");
   }
   const auto count = shape.element_count();
   if (!count || *count > tensor::max_element_count()) {
-    return std::unexpected(NnError{NnErrorCode::size_overflow,
-                                   "initialization",
-                                   fmt::format("shape {}", shape),
-                                   {}});
+    return reject(NnErrorCode::size_overflow, "initialization",
+                  fmt::format("shape {}", shape));
   }
   const double bound = fan_in_bound(fan_in);
   std::vector<double> values(*count);
@@ -31,10 +29,8 @@ std::expected<tensor::Tensor, NnError> uniform_fan_in(const tensor::Shape& shape
     value = bound * (2.0 * rng.next_unit() - 1.0);
   auto tensor = tensor::Tensor::from(shape, std::move(values));
   if (!tensor) {  // unreachable: the count was computed from the shape
-    return std::unexpected(NnError{NnErrorCode::size_overflow,
-                                   "initialization",
-                                   fmt::format("{}", tensor.error()),
-                                   {}});
+    return reject(NnErrorCode::size_overflow, "initialization",
+                  fmt::format("{}", tensor.error()));
   }
   return std::move(*tensor);
 }

@@ -1,3 +1,4 @@
+// Chapter 17
 #pragma once
 /// \file
 /// \brief Deterministic parameter initialization from SplitMix64 (Chapter 17).

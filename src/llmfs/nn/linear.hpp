@@ -1,3 +1,4 @@
+// Chapter 19
 #pragma once
 /// \file
 /// \brief The linear layer `Y = X·W (+ b)` with W stored `[in, out]` (Chapter 19).

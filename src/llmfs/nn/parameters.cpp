@@ -1,3 +1,4 @@
+// Chapter 17
 #include <fmt/format.h>
 
 #include <llmfs/nn/parameters.hpp>
@@ -9,26 +10,20 @@ std::expected<NamedParameters, NnError> NamedParameters::create(
   for (std::size_t i = 0; i < parameters.size(); ++i) {
     const auto& current = parameters[i];
     if (current.name.empty()) {
-      return std::unexpected(NnError{
-          NnErrorCode::empty_name, "named parameters", fmt::format("entry {}", i), {}});
+      return reject(NnErrorCode::empty_name, "named parameters",
+                    fmt::format("entry {}", i));
     }
     for (std::size_t j = 0; j < i; ++j) {
       const auto& earlier = parameters[j];
       if (earlier.name == current.name) {
-        return std::unexpected(
-            NnError{NnErrorCode::duplicate_name,
-                    "named parameters",
-                    fmt::format("'{}' at entries {} and {}", current.name, j, i),
-                    {}});
+        return reject(NnErrorCode::duplicate_name, "named parameters",
+                      fmt::format("'{}' at entries {} and {}", current.name, j, i));
       }
       if (earlier.value.tape() == current.value.tape() &&
           earlier.value.node_id() == current.value.node_id()) {
-        return std::unexpected(
-            NnError{NnErrorCode::duplicate_node,
-                    "named parameters",
-                    fmt::format("'{}' and '{}' are node {}", earlier.name, current.name,
-                                current.value.node_id()),
-                    {}});
+        return reject(NnErrorCode::duplicate_node, "named parameters",
+                      fmt::format("'{}' and '{}' are node {}", earlier.name,
+                                  current.name, current.value.node_id()));
       }
     }
   }

@@ -1,3 +1,4 @@
+// Chapter 17
 #pragma once
 /// \file
 /// \brief Named parameters: tape leaves with stable, unique names (Chapter 17).

@@ -1,3 +1,4 @@
+// Chapter 26
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -5,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/core/try.hpp>
 #include <llmfs/nn/qkv.hpp>
 
 namespace llmfs::nn {
@@ -24,72 +26,56 @@ std::expected<QkvProjections, NnError> QkvProjections::create(autograd::Tape& ta
   // exist.
   SplitMix64 trial = rng;
   const std::string base(prefix);
-  auto query = Linear::create(tape, base + ".query", in, out, false, trial);
-  if (!query) return std::unexpected(query.error());
-  auto key = Linear::create(tape, base + ".key", in, out, false, trial);
-  if (!key) return std::unexpected(key.error());
-  auto value = Linear::create(tape, base + ".value", in, out, false, trial);
-  if (!value) return std::unexpected(value.error());
-  auto projections = from_weights(query->weight(), key->weight(), value->weight());
+  auto query = LLMFS_TRY(Linear::create(tape, base + ".query", in, out, false, trial));
+  auto key = LLMFS_TRY(Linear::create(tape, base + ".key", in, out, false, trial));
+  auto value = LLMFS_TRY(Linear::create(tape, base + ".value", in, out, false, trial));
+  auto projections = from_weights(query.weight(), key.weight(), value.weight());
   if (projections) rng = trial;
   return projections;
 }
 
 std::expected<QkvProjections, NnError> QkvProjections::from_weights(
     NamedParameter query, NamedParameter key, NamedParameter value) {
-  auto q = Linear::from_parameters(query);
-  if (!q) return std::unexpected(q.error());
-  auto k = Linear::from_parameters(key);
-  if (!k) return std::unexpected(k.error());
-  auto v = Linear::from_parameters(value);
-  if (!v) return std::unexpected(v.error());
+  auto q = LLMFS_TRY(Linear::from_parameters(query));
+  auto k = LLMFS_TRY(Linear::from_parameters(key));
+  auto v = LLMFS_TRY(Linear::from_parameters(value));
   if (key.value.shape() != query.value.shape() ||
       value.value.shape() != query.value.shape()) {
-    return std::unexpected(
-        NnError{NnErrorCode::width_mismatch,
-                std::string(kStage),
-                fmt::format("query {}, key {}, value {}", query.value.shape(),
-                            key.value.shape(), value.value.shape()),
-                {}});
+    return reject(NnErrorCode::width_mismatch, kStage,
+                  fmt::format("query {}, key {}, value {}", query.value.shape(),
+                              key.value.shape(), value.value.shape()));
   }
   if (!(key.value.tape() == query.value.tape()) ||
       !(value.value.tape() == query.value.tape())) {
-    return std::unexpected(
-        NnError{NnErrorCode::different_tapes, std::string(kStage), "", {}});
+    return reject(NnErrorCode::different_tapes, kStage);
   }
-  auto parameters = NamedParameters::create({query, key, value});
-  if (!parameters) return std::unexpected(parameters.error());
+  auto parameters = LLMFS_TRY(NamedParameters::create({query, key, value}));
   QkvProjections projections;
   projections.layout_ = QkvLayout::separate;
-  projections.input_width_ = q->input_width();
-  projections.output_width_ = q->output_width();
-  projections.query_ = std::move(*q);
-  projections.key_ = std::move(*k);
-  projections.value_ = std::move(*v);
-  projections.parameters_ = std::move(*parameters);
+  projections.input_width_ = q.input_width();
+  projections.output_width_ = q.output_width();
+  projections.query_ = std::move(q);
+  projections.key_ = std::move(k);
+  projections.value_ = std::move(v);
+  projections.parameters_ = std::move(parameters);
   return projections;
 }
 
 std::expected<QkvProjections, NnError> QkvProjections::from_combined(
     NamedParameter in_projection) {
-  auto combined = Linear::from_parameters(in_projection);
-  if (!combined) return std::unexpected(combined.error());
-  if (combined->output_width() % 3 != 0) {
-    return std::unexpected(
-        NnError{NnErrorCode::width_mismatch,
-                std::string(kStage),
-                fmt::format("combined in-projection {} needs 3·out columns",
-                            in_projection.value.shape()),
-                {}});
+  auto combined = LLMFS_TRY(Linear::from_parameters(in_projection));
+  if (combined.output_width() % 3 != 0) {
+    return reject(NnErrorCode::width_mismatch, kStage,
+                  fmt::format("combined in-projection {} needs 3·out columns",
+                              in_projection.value.shape()));
   }
-  auto parameters = NamedParameters::create({in_projection});
-  if (!parameters) return std::unexpected(parameters.error());
+  auto parameters = LLMFS_TRY(NamedParameters::create({in_projection}));
   QkvProjections projections;
   projections.layout_ = QkvLayout::combined;
-  projections.input_width_ = combined->input_width();
-  projections.output_width_ = combined->output_width() / 3;
-  projections.combined_ = std::move(*combined);
-  projections.parameters_ = std::move(*parameters);
+  projections.input_width_ = combined.input_width();
+  projections.output_width_ = combined.output_width() / 3;
+  projections.combined_ = std::move(combined);
+  projections.parameters_ = std::move(parameters);
   return projections;
 }
 
@@ -97,26 +83,18 @@ std::expected<QkvForward, NnError> QkvProjections::forward(
     const autograd::TensorValue& x) const {
   // x: [..., in] -> Q, K, V: [..., out]
   if (layout_ == QkvLayout::separate) {
-    auto query = query_->forward(x);
-    if (!query) return std::unexpected(query.error());
-    auto key = key_->forward(x);
-    if (!key) return std::unexpected(key.error());
-    auto value = value_->forward(x);
-    if (!value) return std::unexpected(value.error());
-    return QkvForward{std::move(*query), std::move(*key), std::move(*value)};
+    auto query = LLMFS_TRY(query_->forward(x));
+    auto key = LLMFS_TRY(key_->forward(x));
+    auto value = LLMFS_TRY(value_->forward(x));
+    return QkvForward{std::move(query), std::move(key), std::move(value)};
   }
-  auto packed = combined_->forward(x);  // [..., 3·out]
-  if (!packed) return std::unexpected(packed.error());
+  auto packed = LLMFS_TRY(combined_->forward(x));  // [..., 3·out]
   std::vector<autograd::TensorValue> blocks;
   for (std::size_t block = 0; block < 3; ++block) {
-    auto taken = autograd::slice_last_axis(*packed, block * output_width_,
-                                           (block + 1) * output_width_);
-    if (!taken) {
-      return std::unexpected(NnError{NnErrorCode::autograd, std::string(kStage),
-                                     fmt::format("column block {}", block),
-                                     std::move(taken.error())});
-    }
-    blocks.push_back(std::move(*taken));
+    auto taken =
+        LLMFS_TRY_AT(kStage, autograd::slice_last_axis(packed, block * output_width_,
+                                                       (block + 1) * output_width_));
+    blocks.push_back(std::move(taken));
   }
   return QkvForward{std::move(blocks[0]), std::move(blocks[1]), std::move(blocks[2])};
 }

@@ -1,3 +1,4 @@
+// Chapter 26
 #pragma once
 /// \file
 /// \brief Query, key and value projections: three bias-free linear maps of one input

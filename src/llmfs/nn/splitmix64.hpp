@@ -1,3 +1,4 @@
+// Chapter 17
 #pragma once
 /// \file
 /// \brief SplitMix64: the small deterministic generator behind every initialization

@@ -1,3 +1,4 @@
+// Chapter 8
 #include <fmt/format.h>
 
 #include <llmfs/report/format.hpp>

@@ -1,7 +1,8 @@
+// Chapter 8
 #pragma once
 /// \file
 /// \brief Number, list and tensor formatting shared by every chapter's report and
-/// trace.
+/// trace (Chapter 8, where the first tensor is printed).
 
 #include <span>
 #include <string>

@@ -1,3 +1,4 @@
+// Chapter 8
 #include <llmfs/report/format.hpp>
 #include <llmfs/report/record.hpp>
 

@@ -1,6 +1,8 @@
+// Chapter 8
 #pragma once
 /// \file
-/// \brief A builder for trace records `KIND|key=value|key=value`.
+/// \brief A builder for trace records `KIND|key=value|key=value` (Chapter 8: it
+/// writes shapes).
 
 #include <concepts>
 #include <span>

@@ -1,7 +1,9 @@
+// Chapter 10
 #include <algorithm>
 #include <array>
 #include <string>
 
+#include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/strided.hpp>
 
@@ -42,23 +44,24 @@ namespace {
 // Applies `combine` to every pair of broadcast elements, in the output's row-major
 // order.
 template <typename Combine>
-std::expected<Tensor, TensorError> elementwise(std::string_view op, const Tensor& a,
-                                               const Tensor& b, Combine combine) {
-  auto out_shape = broadcast_shapes(a.shape(), b.shape(), op);
-  if (!out_shape) return std::unexpected(out_shape.error());
-  const auto a_strides = broadcast_strides(a.shape(), *out_shape);
-  const auto b_strides = broadcast_strides(b.shape(), *out_shape);
+[[nodiscard]] std::expected<Tensor, TensorError> elementwise(std::string_view op,
+                                                             const Tensor& a,
+                                                             const Tensor& b,
+                                                             Combine combine) {
+  auto out_shape = LLMFS_TRY(broadcast_shapes(a.shape(), b.shape(), op));
+  const auto a_strides = broadcast_strides(a.shape(), out_shape);
+  const auto b_strides = broadcast_strides(b.shape(), out_shape);
   std::vector<double> values;
-  values.reserve(out_shape->element_count().value_or(0));
+  values.reserve(out_shape.element_count().value_or(0));
   const auto av = a.values();
   const auto bv = b.values();
-  for_each_strided<2>(*out_shape,
+  for_each_strided<2>(out_shape,
                       {std::span<const std::size_t>(a_strides),
                        std::span<const std::size_t>(b_strides)},
                       [&](const std::array<std::size_t, 2>& at) {
                         values.push_back(combine(av[at[0]], bv[at[1]]));
                       });
-  return Tensor::from(std::move(*out_shape), std::move(values));
+  return Tensor::from(std::move(out_shape), std::move(values));
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+// Chapter 10
 #pragma once
 /// \file
 /// \brief Elementwise arithmetic with numpy broadcasting, and sums (Chapter 10).

@@ -1,3 +1,4 @@
+// Chapter 8
 #include <llmfs/tensor/error.hpp>
 
 namespace llmfs::tensor {

@@ -1,3 +1,4 @@
+// Chapter 8
 #pragma once
 /// \file
 /// \brief The tensor module's one typed error (Chapters 8–12).

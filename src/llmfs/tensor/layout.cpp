@@ -1,3 +1,4 @@
+// Chapter 9
 #include <array>
 #include <utility>
 

@@ -1,3 +1,4 @@
+// Chapter 9
 #pragma once
 /// \file
 /// \brief Reshape and axis transpose: changing how the same elements are indexed

@@ -1,3 +1,4 @@
+// Chapter 11
 #include <array>
 
 #include <llmfs/tensor/broadcast.hpp>

@@ -1,3 +1,4 @@
+// Chapter 11
 #pragma once
 /// \file
 /// \brief Matrix multiplication, batched over leading axes (Chapter 11).

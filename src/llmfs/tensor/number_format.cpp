@@ -1,3 +1,4 @@
+// Chapter 8
 #include <cmath>
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// Chapter 8
 #pragma once
 /// \file
 /// \brief The text form of numbers used by the Tensor formatter and by every report and

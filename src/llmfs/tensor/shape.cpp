@@ -1,3 +1,4 @@
+// Chapter 8
 #include <limits>
 
 #include <llmfs/tensor/shape.hpp>

@@ -1,3 +1,4 @@
+// Chapter 8
 #pragma once
 /// \file
 /// \brief The shape of a row-major tensor: a list of axis lengths (Chapter 8).

@@ -1,3 +1,4 @@
+// Chapter 12
 #include <cmath>
 #include <limits>
 

@@ -1,3 +1,4 @@
+// Chapter 12
 #pragma once
 /// \file
 /// \brief Numerically stable softmax over the last axis (Chapter 12).

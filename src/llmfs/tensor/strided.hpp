@@ -1,3 +1,4 @@
+// Chapter 9
 #pragma once
 /// \file
 /// \brief The one strided-index helper every layout and broadcasting operation uses

@@ -1,3 +1,4 @@
+// Chapter 8
 #include <bit>
 #include <cstdint>
 #include <stdexcept>

@@ -1,3 +1,4 @@
+// Chapter 8
 #pragma once
 /// \file
 /// \brief Tensor: a shape plus contiguous row-major `double` storage (Chapter 8).

@@ -1,0 +1,127 @@
+#!/usr/bin/python3
+"""Every function that returns a std::expected is [[nodiscard]], and a dropped result fails
+to build.
+
+    nodiscard_check.py scan ROOT      declarations without [[nodiscard]] (exit 1 if any)
+    nodiscard_check.py compile ROOT   a program that drops a result must not compile with
+                                      the project's flags; the same program using it must
+
+scan: in every header under src/ and snippets/, a declaration whose return type is
+`std::expected<...>` (or an alias ending in `Step<...>`) must carry `[[nodiscard]]` at the
+start of the declaration (it may stand on the line above). In .cpp files, the same holds
+for functions that are their own declaration: those in an anonymous namespace. Member and
+free functions declared in a header carry the attribute on the declaration, so their
+out-of-line definitions are not checked. Lambdas are not checked (the tape consumes
+backward closures' results).
+
+compile: libstdc++ 12's std::expected is not [[nodiscard]] itself, so the attribute on the
+declarations is what makes `backward(loss, seed);` an error under -Werror.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+RETURNS_EXPECTED = re.compile(
+    r"^\s*(?:\[\[nodiscard\]\]\s*)?(?:static\s+|inline\s+|constexpr\s+|friend\s+)*"
+    r"(?:std::expected<|(?:snippets::)?Step<)")
+FLAGS = ["-std=c++23", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
+
+
+def declarations(path: Path, only_anonymous: bool):
+    """Yield (line number, text, has_nodiscard) for each std::expected-returning declaration."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    depth_anon = []  # stack of brace depths at which an anonymous namespace opened
+    depth = 0
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        in_anon = bool(depth_anon)
+        if RETURNS_EXPECTED.match(line) and "(" in "".join(lines[number - 1:number + 3]) and \
+                not stripped.startswith(("using ", "return ", "//")) and "=" not in stripped.split("(")[0]:
+            previous = lines[number - 2].strip() if number > 1 else ""
+            marked = "[[nodiscard]]" in line or previous.endswith("[[nodiscard]]")
+            if not only_anonymous or in_anon:
+                yield number, stripped, marked
+        if re.match(r"^\s*namespace\s*\{", line):
+            depth_anon.append(depth)
+        depth += line.count("{") - line.count("}")
+        while depth_anon and depth <= depth_anon[-1]:
+            depth_anon.pop()
+
+
+def scan(root: Path) -> int:
+    missing = []
+    checked = 0
+    for folder in ("src", "snippets"):
+        for path in sorted((root / folder).rglob("*.hpp")):
+            for number, text, marked in declarations(path, only_anonymous=False):
+                checked += 1
+                if not marked:
+                    missing.append(f"{path.relative_to(root)}:{number}: {text}")
+        for path in sorted((root / folder).rglob("*.cpp")):
+            for number, text, marked in declarations(path, only_anonymous=True):
+                checked += 1
+                if not marked:
+                    missing.append(f"{path.relative_to(root)}:{number}: {text}")
+    for line in missing:
+        print(f"{line}  <- returns std::expected without [[nodiscard]]")
+    print(f"nodiscard: {checked - len(missing)} of {checked} std::expected declarations are [[nodiscard]]")
+    return 1 if missing or checked == 0 else 0
+
+
+DROPS = {
+    "backward": "llmfs::autograd::backward(loss, llmfs::tensor::Tensor::scalar(1.0));",
+    "split_heads": "llmfs::attention::split_heads(loss, 2);",
+    "matmul": "llmfs::tensor::matmul(a, a);",
+}
+
+
+HEADER = (
+    "#include <llmfs/attention/multi_head.hpp>\n#include <llmfs/autograd/ops.hpp>\n"
+    "#include <llmfs/tensor/matmul.hpp>\n"
+    "void f(const llmfs::autograd::TensorValue& loss, const llmfs::tensor::Tensor& a) {\n"
+    "  (void)loss;\n  (void)a;\n")
+FIRST_LINE = HEADER.count("\n") + 1
+
+
+def compile_check(root: Path) -> int:
+    """One program drops every result (each line must be an 'ignoring return value' error);
+    the same program keeping the results must build."""
+    dropped = HEADER + "".join(f"  {s}\n" for s in DROPS.values()) + "}\n"
+    used = HEADER + "".join(f"  auto r{i} = {s}\n  (void)r{i};\n"
+                            for i, s in enumerate(DROPS.values())) + "}\n"
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind, text in (("dropped", dropped), ("used", used)):
+            source = Path(tmp) / f"{kind}.cpp"
+            source.write_text(text)
+            result = subprocess.run(["g++", *FLAGS, f"-I{root / 'src'}", str(source)],
+                                    capture_output=True, text=True)
+            if kind == "used":
+                ok = result.returncode == 0
+                print(f"nodiscard: results used: {'builds' if ok else 'does not build'}")
+                if not ok:
+                    print(result.stderr[:3000])
+                failures += not ok
+                continue
+            for offset, name in enumerate(DROPS):
+                line = FIRST_LINE + offset
+                hit = re.search(rf"{source.name}:{line}:\d+: error: ignoring return value",
+                                result.stderr)
+                print(f"nodiscard: {name} result dropped: "
+                      f"{'fails to build' if hit else 'BUILDS (the result can be dropped)'}")
+                failures += not hit
+    return 1 if failures else 0
+
+
+def main() -> int:
+    mode, root = sys.argv[1], Path(sys.argv[2]).resolve()
+    return scan(root) if mode == "scan" else compile_check(root)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
