@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include <llmfs/autograd/gradcheck.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
-#include "../common/ch27_28_helpers.hpp"
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
+#include "head_helpers.hpp"
 
 namespace ch27 {
 
@@ -59,18 +59,21 @@ struct Evidence {
 };
 
 /// X·W_Q, X·W_K, X·W_V, then run_head_on().
-Step<HeadPass> run_head(const Tensor& input, const Tensor& query_weight,
-                        const Tensor& key_weight, const Tensor& value_weight);
+[[nodiscard]] Step<HeadPass> run_head(const Tensor& input, const Tensor& query_weight,
+                                      const Tensor& key_weight,
+                                      const Tensor& value_weight);
 /// The head on given Q, K, V, every stage copied out.
-Step<HeadPass> run_head_on(const Tensor& query, const Tensor& key, const Tensor& value);
+[[nodiscard]] Step<HeadPass> run_head_on(const Tensor& query, const Tensor& key,
+                                         const Tensor& value);
 /// The largest |p_i (δ_ij − p_j)| of the softmax Jacobian of one probability row.
 double max_softmax_derivative(std::span<const double> probabilities);
 /// One query of d_k ones against keys whose raw dot products are [d_k, d_k/2, 0].
-Step<Saturation> saturation(std::size_t d_k);
-Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity,
-                                 const HeadPass& original);
+[[nodiscard]] Step<Saturation> saturation(std::size_t d_k);
+[[nodiscard]] Step<Exercises> exercise_answers(const Tensor& input,
+                                               const Tensor& identity,
+                                               const HeadPass& original);
 
-Step<Evidence> gather_evidence();
+[[nodiscard]] Step<Evidence> gather_evidence();
 std::string render_report(const Evidence& evidence);
 std::string render_trace(const Evidence& evidence);
 

@@ -81,10 +81,12 @@ Step<Evidence> gather_evidence() {
   const auto head = &at::causal_self_attention;
   const std::vector<Tensor> inputs{input, identity, identity, identity};
   e.gradients = LLMFS_TRY(snippets::head_gradients(head, inputs, e.upstream));
-  e.check = LLMFS_TRY_AT(
-      "gradcheck",
-      llmfs::autograd::check_gradients(snippets::projected_head_loss(head, e.upstream),
-                                       inputs, {kGradStep, kGradTolerance}));
+  e.check = LLMFS_TRY_AT("gradcheck",
+                         llmfs::autograd::check_tape_gradients(
+                             snippets::projected_head_loss(head, e.upstream), inputs,
+                             {.step = kGradStep,
+                              .absolute_tolerance = kGradTolerance,
+                              .relative_tolerance = 0.0}));
   // A loss that reads rows 0 and 1 only: no gradient may reach token 2
   Tensor early = e.upstream;
   std::ranges::fill(early.mutable_values().last(kWidth), 0.0);
@@ -115,7 +117,7 @@ Step<Evidence> gather_evidence() {
 namespace {
 
 // The number of blocked (−∞) entries of the [T,T] mask.
-Step<std::size_t> blocked_entries(std::size_t tokens) {
+[[nodiscard]] Step<std::size_t> blocked_entries(std::size_t tokens) {
   const auto mask = LLMFS_TRY_AT("mask", at::causal_mask(tokens));
   return static_cast<std::size_t>(
       std::ranges::count_if(mask.values(), [](double m) { return std::isinf(m); }));
@@ -123,7 +125,8 @@ Step<std::size_t> blocked_entries(std::size_t tokens) {
 
 // Exercise 5: the causal head by hand (Q = K = V = X), the mask's −∞ entries replaced
 // by `blocked`; returns the weights and the output.
-Step<std::pair<Tensor, Tensor>> finite_mask_head(const Tensor& x, double blocked) {
+[[nodiscard]] Step<std::pair<Tensor, Tensor>> finite_mask_head(const Tensor& x,
+                                                               double blocked) {
   auto mask = LLMFS_TRY_AT("mask", at::causal_mask(x.shape()[1]));
   std::ranges::replace_if(
       mask.mutable_values(), [](double m) { return std::isinf(m); }, blocked);

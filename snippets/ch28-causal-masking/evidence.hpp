@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <string>
 
-#include <llmfs/autograd/gradcheck.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
-#include "../common/ch27_28_helpers.hpp"
+#include "../ch27-self-attention/head_helpers.hpp"
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
 
@@ -52,17 +52,21 @@ struct Evidence {
 };
 
 /// X·W_Q, X·W_K, X·W_V, then causal self-attention.
-Step<CausalPass> run_causal(const Tensor& input, const Tensor& query_weight,
-                            const Tensor& key_weight, const Tensor& value_weight);
+[[nodiscard]] Step<CausalPass> run_causal(const Tensor& input,
+                                          const Tensor& query_weight,
+                                          const Tensor& key_weight,
+                                          const Tensor& value_weight);
 /// run_causal() with identity projections on `input` with its last token replaced.
-Step<CausalPass> with_last_token_replaced(const Tensor& input, const Tensor& identity);
+[[nodiscard]] Step<CausalPass> with_last_token_replaced(const Tensor& input,
+                                                        const Tensor& identity);
 /// Row `row` of a `[..., T, W]` tensor as a `[W]` tensor.
 Tensor row_of(const Tensor& tensor, std::size_t row);
 /// True when row `row` of the two tensors has the same bits (tensor::bitwise_equal).
 bool same_row(const Tensor& before, const Tensor& after, std::size_t row);
-Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity);
+[[nodiscard]] Step<Exercises> exercise_answers(const Tensor& input,
+                                               const Tensor& identity);
 
-Step<Evidence> gather_evidence();
+[[nodiscard]] Step<Evidence> gather_evidence();
 std::string render_report(const Evidence& evidence);
 std::string render_trace(const Evidence& evidence);
 

@@ -20,8 +20,10 @@ namespace {
 // region: relative-scores
 // Rotate queries and keys at one offset, then take every dot product:
 // S[p][s] = q̃_p · k̃_s, unscaled, so the numbers match the chapter's cosines.
-Step<RelativeScores> relative_scores(const RotaryEmbedding& rope, const Tensor& query,
-                                     const Tensor& key, std::size_t offset) {
+[[nodiscard]] Step<RelativeScores> relative_scores(const RotaryEmbedding& rope,
+                                                   const Tensor& query,
+                                                   const Tensor& key,
+                                                   std::size_t offset) {
   // query, key: [1, T, d] -> scores: [1, T, T]
   ag::Tape tape;
   const auto rotated_query =

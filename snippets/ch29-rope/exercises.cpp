@@ -18,7 +18,8 @@ std::vector<double> to_vector(std::span<const double> values) {
 }
 
 // q̃·k̃ for the fixture's content rotated to query position p and key position s.
-Step<double> content_score(const RotaryEmbedding& rope, std::size_t p, std::size_t s) {
+[[nodiscard]] Step<double> content_score(const RotaryEmbedding& rope, std::size_t p,
+                                         std::size_t s) {
   const Tensor row = *Tensor::from({1, Fixture::width}, to_vector(Fixture::content));
   const Tensor query = LLMFS_TRY_AT("exercise 3 query", rope.rotate(row, p));
   const Tensor key = LLMFS_TRY_AT("exercise 3 key", rope.rotate(row, s));

@@ -22,7 +22,7 @@ using llmfs::autograd::TensorValue;
 namespace {
 
 // The fixture layer from four matrix nodes W_Q, W_K, W_V, W_O.
-std::expected<MultiHeadAttention, MultiHeadError> fixture_layer(
+[[nodiscard]] std::expected<MultiHeadAttention, MultiHeadError> fixture_layer(
     std::span<const TensorValue> w) {
   auto name = [](const char* role) {
     return fmt::format("{}.{}.weight", kParameterPrefix, role);
@@ -33,14 +33,14 @@ std::expected<MultiHeadAttention, MultiHeadError> fixture_layer(
 }
 
 // The fixture layer's forward pass on X, from five inputs (X, W_Q, W_K, W_V, W_O).
-std::expected<llmfs::attention::MultiHeadForward, MultiHeadError> fixture_forward(
-    std::span<const TensorValue> inputs) {
+[[nodiscard]] std::expected<llmfs::attention::MultiHeadForward, MultiHeadError>
+fixture_forward(std::span<const TensorValue> inputs) {
   auto layer = LLMFS_TRY(fixture_layer(inputs.subspan(1)));
   return layer.forward(inputs[0], kOffset);
 }
 
 // L = Σ MHA(X) ⊙ U as a function of X, W_Q, W_K, W_V, W_O, for the gradient checker.
-std::expected<TensorValue, llmfs::autograd::AutogradError> fixture_loss(
+[[nodiscard]] std::expected<TensorValue, llmfs::autograd::AutogradError> fixture_loss(
     Tape& tape, std::span<const TensorValue> inputs) {
   auto forward = fixture_forward(inputs);
   if (!forward) {
@@ -53,7 +53,7 @@ std::expected<TensorValue, llmfs::autograd::AutogradError> fixture_loss(
 }
 
 // L = Σ output ⊙ U, then one backward pass with seed 1.
-Step<void> backpropagate(FixtureRun& run, Evidence& out) {
+[[nodiscard]] Step<void> backpropagate(FixtureRun& run, Evidence& out) {
   out.upstream = fixture_upstream();
   auto product = LLMFS_TRY_AT(
       "weight the output",
@@ -70,7 +70,7 @@ Step<void> backpropagate(FixtureRun& run, Evidence& out) {
 }
 
 // The fixture run: its forward record, its parameters and its gradients.
-Step<Evidence> gather_fixture() {
+[[nodiscard]] Step<Evidence> gather_fixture() {
   Evidence out;
   auto run = LLMFS_TRY(run_fixture(fixture_input()));
   const auto& f = run.forward;
@@ -101,7 +101,8 @@ Step<Evidence> gather_fixture() {
 
 // The library's message for a call that must be refused.
 template <class T>
-Step<std::string> refusal(const std::expected<T, MultiHeadError>& result) {
+[[nodiscard]] Step<std::string> refusal(
+    const std::expected<T, MultiHeadError>& result) {
   if (result) return llmfs::reject(snippets::StepCode::failed, "refusal", "accepted");
   return fmt::format("{}", result.error());
 }
@@ -160,11 +161,12 @@ Step<Evidence> gather_evidence() {
   Evidence out = LLMFS_TRY(gather_fixture());
   const std::array<Tensor, 5> inputs = {fixture_input(), identity(), identity(),
                                         identity(), block_swap()};
-  out.gradcheck =
-      LLMFS_TRY_AT("central differences",
-                   llmfs::autograd::check_gradients(
-                       fixture_loss, inputs,
-                       {.step = kGradientStep, .tolerance = kGradientTolerance}));
+  out.gradcheck = LLMFS_TRY_AT(
+      "central differences",
+      llmfs::autograd::check_tape_gradients(fixture_loss, inputs,
+                                            {.step = kGradientStep,
+                                             .absolute_tolerance = kGradientTolerance,
+                                             .relative_tolerance = 0.0}));
 
   // The prefix check: only the last input row replaced.
   auto perturbed = LLMFS_TRY(run_fixture(perturbed_input()));

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include <llmfs/attention/multi_head.hpp>
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/tensor/shape.hpp>
 #include <llmfs/tensor/tensor.hpp>
 

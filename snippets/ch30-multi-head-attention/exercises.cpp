@@ -38,7 +38,7 @@ std::vector<HeadChoice> classify_width_six() {
 }
 
 // Exercise 2: the shapes of a real run at B=2, T=5, d_model=12, h=3.
-Step<std::vector<std::pair<std::string, Shape>>> trace_shapes() {
+[[nodiscard]] Step<std::vector<std::pair<std::string, Shape>>> trace_shapes() {
   constexpr std::size_t batch = 2, tokens = 5, width = 12, heads = 3;
   Tape tape;
   llmfs::nn::SplitMix64 rng(2);
@@ -67,7 +67,7 @@ Step<std::vector<std::pair<std::string, Shape>>> trace_shapes() {
 
 // Exercise 5: a, b, c, d through merge_heads, the fixture's W_O, and I with
 // (W_O)[0][2]=1.
-Step<void> route_symbols(Exercises& out) {
+[[nodiscard]] Step<void> route_symbols(Exercises& out) {
   Tape tape;
   // Head rows [a,b] and [c,d] for one token, laid out [B=1, h=2, T=1, d_h=2].
   auto heads = tape.constant(LLMFS_TRY_AT(

@@ -264,7 +264,7 @@ std::vector<FailureOutcome> all_variants(const ReferenceData& data) {
 }
 
 // The demo's gate: every tensor of every case within its criterion.
-snippets::Step<void> check_criteria(const Evidence& e) {
+[[nodiscard]] snippets::Step<void> check_criteria(const Evidence& e) {
   for (const auto& c : e.cases)
     for (const auto* against : {&c.manual, &c.module})
       for (const auto& t : *against)

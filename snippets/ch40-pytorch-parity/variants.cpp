@@ -65,8 +65,9 @@ namespace {
 // region: lesson-head-layout
 // Split the feature axis into heads, [B,T,d] -> [B,T,h,d_h] -> [B,h,T,d_h], or make one
 // of the lesson's two split mistakes.
-std::expected<Tensor, TensorError> split_heads(const Tensor& t, std::size_t heads,
-                                               Mistake mistake) {
+[[nodiscard]] std::expected<Tensor, TensorError> split_heads(const Tensor& t,
+                                                             std::size_t heads,
+                                                             Mistake mistake) {
   const std::size_t batch = t.shape()[0], tokens = t.shape()[1];
   const std::size_t head_width = t.shape()[2] / heads;
   if (mistake == Mistake::split_order)  // the heads axis read from the wrong place
@@ -80,7 +81,8 @@ std::expected<Tensor, TensorError> split_heads(const Tensor& t, std::size_t head
 // Merge the heads, [B,h,T,d_h] -> [B,T,h,d_h] -> [B,T,d], or reshape without the
 // transpose. This library's transpose returns a new contiguous tensor, so there is no
 // separate contiguous() step to forget.
-std::expected<Tensor, TensorError> merge_heads(const Tensor& t, Mistake mistake) {
+[[nodiscard]] std::expected<Tensor, TensorError> merge_heads(const Tensor& t,
+                                                             Mistake mistake) {
   const Shape merged{t.shape()[0], t.shape()[2], t.shape()[1] * t.shape()[3]};
   if (mistake == Mistake::merge_order) return llmfs::tensor::reshape(t, merged);
   const auto swapped = LLMFS_TRY(llmfs::tensor::transpose(t, 1, 2));

@@ -14,8 +14,8 @@
 #include <gtest/gtest.h>
 
 #include <llmfs/attention/multi_head.hpp>
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/nn/init.hpp>
 
 #include "../../snippets/ch30-multi-head-attention/fixture.hpp"

@@ -15,8 +15,8 @@
 #include <gtest/gtest.h>
 
 #include <llmfs/attention/multi_head.hpp>
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/nn/init.hpp>
 
 #include "attention/multi_head_fixture.hpp"

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <llmfs/attention/self_attention.hpp>
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/nn/init.hpp>
 
 #include "attention/test_util.hpp"

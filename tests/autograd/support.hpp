@@ -1,7 +1,8 @@
 #pragma once
 // Autograd test helpers: tensor literals and a weighted-sum loss for gradient checks.
 
-#include <llmfs/autograd/gradcheck.hpp>
+#include <cmath>
+
 #include <llmfs/autograd/ops.hpp>
 
 #include "tensor/random_tensor.hpp"
@@ -38,6 +39,26 @@ inline std::expected<autograd::TensorValue, autograd::AutogradError> cube(
                                auto gv = g.mutable_values();
                                for (std::size_t i = 0; i < gv.size(); ++i)
                                  gv[i] *= derivative_factor * xv[i] * xv[i];
+                               return ctx.accumulate(0, g);
+                             });
+}
+
+// y = exp(x) elementwise; backward adds derivative_factor·exp(x)·g (1 is correct).
+inline std::expected<autograd::TensorValue, autograd::AutogradError> exponential(
+    const autograd::TensorValue& x, double derivative_factor = 1.0) {
+  auto v = x.value();
+  if (!v) return std::unexpected(v.error());
+  tensor::Tensor y = *v;
+  for (double& e : y.mutable_values())
+    e = std::exp(e);
+  return autograd::record_op("exp", std::move(y), {x},
+                             [derivative_factor](autograd::BackwardContext& ctx)
+                                 -> std::expected<void, autograd::AutogradError> {
+                               tensor::Tensor g = ctx.upstream();
+                               const auto yv = ctx.output().values();
+                               auto gv = g.mutable_values();
+                               for (std::size_t i = 0; i < gv.size(); ++i)
+                                 gv[i] *= derivative_factor * yv[i];
                                return ctx.accumulate(0, g);
                              });
 }

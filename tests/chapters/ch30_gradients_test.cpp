@@ -1,5 +1,6 @@
 // Chapter 30's gradients of L = Σ MHA(X) ⊙ U: against PyTorch float64 and against
-// central differences computed here, independently of llmfs::autograd::check_gradients.
+// central differences computed here, independently of
+// llmfs::autograd::check_tape_gradients.
 
 #include <array>
 #include <cmath>

@@ -40,7 +40,9 @@ def declarations(path: Path, only_anonymous: bool):
     for number, line in enumerate(lines, 1):
         stripped = line.strip()
         in_anon = bool(depth_anon)
-        if RETURNS_EXPECTED.match(line) and "(" in "".join(lines[number - 1:number + 3]) and \
+        parameter = "(" not in stripped and stripped.endswith((",", ")", ");"))
+        if RETURNS_EXPECTED.match(line) and not parameter and \
+                "(" in "".join(lines[number - 1:number + 3]) and \
                 not stripped.startswith(("using ", "return ", "//")) and "=" not in stripped.split("(")[0]:
             previous = lines[number - 2].strip() if number > 1 else ""
             marked = "[[nodiscard]]" in line or previous.endswith("[[nodiscard]]")

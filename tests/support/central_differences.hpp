@@ -1,6 +1,7 @@
 #pragma once
 // Central differences written in the tests themselves, independent of
-// llmfs::autograd::check_gradients: the chapters' tests use it to confirm the gradients
+// the library's gradient checkers (llmfs::autograd::check_gradients and
+// check_tape_gradients): the chapters' tests use it to confirm the gradients
 // their programs print.
 
 #include <cstddef>

@@ -77,8 +77,8 @@ const autograd::AutogradError* autograd_cause(const MultiHeadError& error) noexc
 namespace {
 
 // What split_heads needs of its input: [B,T,d_model] with d_model a multiple of h.
-std::expected<void, HeadLayoutError> check_split(const tensor::Shape& shape,
-                                                 std::size_t heads) {
+[[nodiscard]] std::expected<void, HeadLayoutError> check_split(
+    const tensor::Shape& shape, std::size_t heads) {
   constexpr std::string_view stage = "head split";
   if (shape.rank() != 3)
     return reject(HeadLayoutErrorCode::split_rank, stage, fmt::format("got {}", shape));
@@ -93,7 +93,8 @@ std::expected<void, HeadLayoutError> check_split(const tensor::Shape& shape,
 }
 
 // What merge_heads needs of its input: [B,h,T,d_h] with h·d_h representable.
-std::expected<void, HeadLayoutError> check_merge(const tensor::Shape& shape) {
+[[nodiscard]] std::expected<void, HeadLayoutError> check_merge(
+    const tensor::Shape& shape) {
   constexpr std::string_view stage = "head merge";
   if (shape.rank() != 4)
     return reject(HeadLayoutErrorCode::merge_rank, stage, fmt::format("got {}", shape));
@@ -148,8 +149,9 @@ namespace {
 // region: multi-head-configuration-checks
 // Everything about widths and positions that can be checked without any matrix: returns
 // the rotary embedding (or nothing, for NoPositions).
-std::expected<std::optional<RotaryEmbedding>, MultiHeadError> check_configuration(
-    std::size_t model_width, std::size_t heads, const PositionEncoding& positions) {
+[[nodiscard]] std::expected<std::optional<RotaryEmbedding>, MultiHeadError>
+check_configuration(std::size_t model_width, std::size_t heads,
+                    const PositionEncoding& positions) {
   constexpr auto stage = MultiHeadStage::configuration;
   if (model_width == 0) return reject(MultiHeadErrorCode::zero_model_width, stage);
   if (heads == 0) return reject(MultiHeadErrorCode::zero_heads, stage);
@@ -170,8 +172,8 @@ std::expected<std::optional<RotaryEmbedding>, MultiHeadError> check_configuratio
 }
 
 // Every matrix maps model width to model width.
-std::expected<void, MultiHeadError> check_square(const nn::QkvProjections& qkv,
-                                                 const nn::Linear& output) {
+[[nodiscard]] std::expected<void, MultiHeadError> check_square(
+    const nn::QkvProjections& qkv, const nn::Linear& output) {
   constexpr auto stage = MultiHeadStage::configuration;
   const std::size_t d = qkv.input_width();
   if (qkv.output_width() != d) {
@@ -190,7 +192,7 @@ std::expected<void, MultiHeadError> check_square(const nn::QkvProjections& qkv,
 
 // region: multi-head-input-checks
 // The input [B,T,d_model] and its positions [offset, offset+T), before the tape moves.
-std::expected<void, MultiHeadError> check_input(
+[[nodiscard]] std::expected<void, MultiHeadError> check_input(
     const tensor::Shape& shape, std::size_t offset, std::size_t model_width,
     const std::optional<RotaryEmbedding>& rope) {
   constexpr auto stage = MultiHeadStage::input;
@@ -219,7 +221,7 @@ std::expected<void, MultiHeadError> check_input(
 
 // region: multi-head-rotate
 // Queries and keys rotated by position; unchanged when the layer has no positions.
-std::expected<autograd::TensorValue, RopeError> rotate(
+[[nodiscard]] std::expected<autograd::TensorValue, RopeError> rotate(
     const std::optional<RotaryEmbedding>& rope, const autograd::TensorValue& heads,
     std::size_t offset) {
   if (!rope) return heads;

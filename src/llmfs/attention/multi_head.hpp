@@ -260,10 +260,11 @@ class MultiHeadAttention {
                      std::optional<RotaryEmbedding> rope, PositionEncoding positions,
                      nn::NamedParameters parameters, std::size_t model_width,
                      std::size_t heads);
-  static std::expected<MultiHeadAttention, MultiHeadError> from_projections(
-      std::expected<nn::QkvProjections, nn::NnError> projections,
-      nn::NamedParameter output, std::size_t heads, PositionEncoding positions);
-  static std::expected<MultiHeadAttention, MultiHeadError> assemble(
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
+  from_projections(std::expected<nn::QkvProjections, nn::NnError> projections,
+                   nn::NamedParameter output, std::size_t heads,
+                   PositionEncoding positions);
+  [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> assemble(
       nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
       PositionEncoding positions, std::optional<RotaryEmbedding> rope);
   // region: multi-head-state

@@ -1,4 +1,4 @@
-// Chapter 13
+// Chapter 15
 #include <llmfs/autograd/error.hpp>
 
 namespace llmfs::autograd {
@@ -14,10 +14,6 @@ std::string_view describe(AutogradErrorCode code) noexcept {
       return "gradient shape differs from parent shape";
     case AutogradErrorCode::no_gradient: return "value does not require a gradient";
     case AutogradErrorCode::invalid_argument: return "invalid argument";
-    case AutogradErrorCode::invalid_step: return "invalid step";
-    case AutogradErrorCode::ineffective_perturbation:
-      return "perturbation does not change the input";
-    case AutogradErrorCode::loss_not_scalar: return "loss is not a scalar";
   }
   return "unknown autograd error";
 }

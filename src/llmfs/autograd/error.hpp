@@ -1,7 +1,7 @@
-// Chapter 13
+// Chapter 15
 #pragma once
 /// \file
-/// \brief The autograd module's one typed error (Chapters 13–16).
+/// \brief The autograd module's one typed error (Chapters 15–16).
 
 #include <string_view>
 
@@ -23,9 +23,6 @@ enum class AutogradErrorCode {
                             ///< shape
   no_gradient,       ///< gradient() of a value that does not require one (a constant)
   invalid_argument,  ///< a malformed call (no parents for record_op, bad parent index)
-  invalid_step,      ///< gradient check: step δ is ≤ 0, NaN or infinite
-  ineffective_perturbation,  ///< gradient check: x+δ or x−δ equals x in floating point
-  loss_not_scalar,  ///< gradient check: the loss has more or fewer than one element
 };
 
 /// The fixed description of a code, e.g. `"released input"`.

@@ -1,10 +1,39 @@
 // Chapter 13
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <llmfs/autograd/gradcheck.hpp>
 
 namespace llmfs::autograd {
+
+namespace {
+
+// The stage of every error the checker raises itself (its function's errors are
+// wrapped with the probe's stage instead).
+constexpr std::string_view kStage = "check_gradients";
+
+GradientCheckRejection refuse(GradientCheckErrorCode code, std::string detail) {
+  return reject(code, std::string(kStage), std::move(detail));
+}
+
+}  // namespace
+
+std::string_view describe(GradientCheckErrorCode code) noexcept {
+  switch (code) {
+    case GradientCheckErrorCode::evaluation_failed: return "evaluation failed";
+    case GradientCheckErrorCode::invalid_step: return "invalid step";
+    case GradientCheckErrorCode::invalid_tolerance: return "invalid tolerance";
+    case GradientCheckErrorCode::ineffective_perturbation:
+      return "perturbation does not change the input";
+    case GradientCheckErrorCode::loss_not_scalar: return "loss is not a scalar";
+    case GradientCheckErrorCode::gradient_count_mismatch:
+      return "analytic gradient count differs from input count";
+    case GradientCheckErrorCode::gradient_shape_mismatch:
+      return "analytic gradient shape differs from input shape";
+  }
+  return "unknown gradient check error";
+}
 
 std::size_t GradientCheckReport::coordinates() const noexcept {
   std::size_t total = 0;
@@ -15,8 +44,10 @@ std::size_t GradientCheckReport::coordinates() const noexcept {
 
 double GradientCheckReport::max_abs_error() const noexcept {
   double worst = 0.0;
-  for (const auto& input : inputs)
+  for (const auto& input : inputs) {
+    if (std::isnan(input.max_abs_error)) return input.max_abs_error;
     worst = std::max(worst, input.max_abs_error);
+  }
   return worst;
 }
 
@@ -25,100 +56,89 @@ bool GradientCheckReport::passed() const noexcept {
                      [](const auto& input) { return input.passed; });
 }
 
-namespace {
-
-// Evaluates the loss on a fresh tape; returns its single value.
-std::expected<double, AutogradError> evaluate(const LossBuilder& loss,
-                                              std::span<const tensor::Tensor> inputs) {
-  Tape tape;
-  std::vector<TensorValue> values;
-  values.reserve(inputs.size());
-  for (const auto& input : inputs)
-    values.push_back(tape.parameter(input));
-  auto result = loss(tape, values);
-  if (!result) return std::unexpected(result.error());
-  auto value = result->value();
-  if (!value) return std::unexpected(value.error());
-  if (value->size() != 1) {
-    return std::unexpected(AutogradError{AutogradErrorCode::loss_not_scalar,
-                                         "check_gradients",
-                                         fmt::format("loss shape {}", value->shape()),
-                                         {}});
-  }
-  return value->values()[0];
+double perturbation(double x, double step) noexcept {
+  return step * std::max(1.0, std::abs(x));
 }
 
-}  // namespace
+bool within_tolerance(double analytic, double numeric,
+                      const GradientCheckOptions& options) noexcept {
+  const double allowed =
+      options.absolute_tolerance + options.relative_tolerance * std::abs(numeric);
+  // Written so that a NaN on either side (error or allowance) fails.
+  return std::abs(analytic - numeric) <= allowed;
+}
 
-std::expected<GradientCheckReport, AutogradError> check_gradients(
-    const LossBuilder& loss, std::span<const tensor::Tensor> inputs,
-    GradientCheckOptions options) {
+void record_comparison(InputGradientCheck& check, std::size_t coordinate,
+                       double analytic, double numeric,
+                       const GradientCheckOptions& options) noexcept {
+  const double error = std::abs(analytic - numeric);
+  ++check.coordinates;
+  if (!within_tolerance(analytic, numeric, options)) ++check.failed;
+  check.passed = check.failed == 0;
+  if (std::isnan(check.max_abs_error)) return;  // the first NaN stays the worst
+  if (std::isnan(error) || error > check.max_abs_error) {
+    check.max_abs_error = error;
+    check.worst_coordinate = coordinate;
+  }
+}
+
+std::expected<void, GradientCheckRejection> validate_gradient_check(
+    std::span<const tensor::Tensor> inputs, const GradientCheckOptions& options) {
   const double step = options.step;
-  // Validate the step, then every perturbation, before evaluating anything.
-  if (!(step > 0.0) || !std::isfinite(step)) {
-    return std::unexpected(AutogradError{AutogradErrorCode::invalid_step,
-                                         "check_gradients",
-                                         fmt::format("step {}", step),
-                                         {}});
+  if (!(step > 0.0) || !std::isfinite(step))
+    return refuse(GradientCheckErrorCode::invalid_step, fmt::format("step {}", step));
+  for (const double tolerance :
+       {options.absolute_tolerance, options.relative_tolerance}) {
+    if (!(tolerance >= 0.0) || !std::isfinite(tolerance)) {
+      return refuse(GradientCheckErrorCode::invalid_tolerance,
+                    fmt::format("absolute {} relative {}", options.absolute_tolerance,
+                                options.relative_tolerance));
+    }
   }
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const auto values = inputs[i].values();
     for (std::size_t c = 0; c < values.size(); ++c) {
-      if (values[c] + step == values[c] || values[c] - step == values[c]) {
-        return std::unexpected(AutogradError{
-            AutogradErrorCode::ineffective_perturbation,
-            "check_gradients",
+      const double x = values[c];
+      const double h = perturbation(x, step);
+      if (x + h == x || x - h == x) {
+        return refuse(
+            GradientCheckErrorCode::ineffective_perturbation,
             fmt::format("input {} coordinate {}: {} +/- {} rounds back to itself", i, c,
-                        values[c], step),
-            {}});
+                        x, h));
       }
     }
   }
+  return {};
+}
 
-  // Analytic gradients: one backward pass with seed 1.
-  Tape tape;
-  std::vector<TensorValue> params;
-  for (const auto& input : inputs)
-    params.push_back(tape.parameter(input));
-  auto result = loss(tape, params);
-  if (!result) return std::unexpected(result.error());
-  if (result->shape().element_count() != 1) {
-    return std::unexpected(AutogradError{AutogradErrorCode::loss_not_scalar,
-                                         "check_gradients",
-                                         fmt::format("loss shape {}", result->shape()),
-                                         {}});
+std::expected<void, GradientCheckRejection> validate_analytic(
+    std::span<const tensor::Tensor> inputs, std::span<const tensor::Tensor> analytic) {
+  if (analytic.size() != inputs.size()) {
+    return refuse(
+        GradientCheckErrorCode::gradient_count_mismatch,
+        fmt::format("{} gradients for {} inputs", analytic.size(), inputs.size()));
   }
-  auto pass = backward(*result, tensor::Tensor::full(result->shape(), 1.0));
-  if (!pass) return std::unexpected(pass.error());
-
-  // Central differences, coordinate by coordinate.
-  GradientCheckReport report;
-  std::vector<tensor::Tensor> probe(inputs.begin(), inputs.end());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    auto analytic = params[i].gradient();
-    if (!analytic) return std::unexpected(analytic.error());
-    InputGradientCheck check;
-    check.coordinates = inputs[i].size();
-    for (std::size_t c = 0; c < inputs[i].size(); ++c) {
-      const double x = inputs[i].values()[c];
-      probe[i].mutable_values()[c] = x + step;
-      auto plus = evaluate(loss, probe);
-      probe[i].mutable_values()[c] = x - step;
-      auto minus = evaluate(loss, probe);
-      probe[i].mutable_values()[c] = x;
-      if (!plus) return std::unexpected(plus.error());
-      if (!minus) return std::unexpected(minus.error());
-      const double numeric = (*plus - *minus) / (2.0 * step);
-      const double error = std::abs(analytic->values()[c] - numeric);
-      if (error > check.max_abs_error || std::isnan(error)) {
-        check.max_abs_error = error;  // a NaN error sticks and fails the check
-        check.worst_coordinate = c;
-      }
+    if (analytic[i].shape() != inputs[i].shape()) {
+      return refuse(GradientCheckErrorCode::gradient_shape_mismatch,
+                    fmt::format("input {}: gradient {} for input {}", i,
+                                analytic[i].shape(), inputs[i].shape()));
     }
-    check.passed = check.max_abs_error <= options.tolerance;
-    report.inputs.push_back(check);
   }
-  return report;
+  return {};
+}
+
+std::expected<void, GradientCheckRejection> require_scalar_loss(
+    const tensor::Shape& shape) {
+  if (shape.element_count() != 1)
+    return refuse(GradientCheckErrorCode::loss_not_scalar,
+                  fmt::format("loss shape {}", shape));
+  return {};
+}
+
+std::expected<double, GradientCheckRejection> scalar_loss(const tensor::Tensor& loss) {
+  LLMFS_TRY(require_scalar_loss(loss.shape()));
+  return loss.values()[0];
 }
 
 }  // namespace llmfs::autograd

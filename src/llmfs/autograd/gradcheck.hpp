@@ -1,37 +1,82 @@
 // Chapter 13
 #pragma once
 /// \file
-/// \brief Gradient checking by central differences (Chapter 13).
+/// \brief Gradient checking by central differences: an analytic gradient of a scalar
+/// function of tensors against numeric derivatives (Chapter 13). Needs only the tensor
+/// chapters (8–12); the tape-aware form that takes its analytic gradient from
+/// backward() is `autograd/tape_gradcheck.hpp` (Chapter 15).
 
 #include <cstddef>
 #include <expected>
-#include <functional>
 #include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
-#include <llmfs/autograd/error.hpp>
-#include <llmfs/autograd/tape.hpp>
+#include <fmt/format.h>
+
+#include <llmfs/core/error.hpp>
+#include <llmfs/core/try.hpp>
+#include <llmfs/tensor/shape.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::autograd {
 
-/// Builds a scalar loss on `tape` from `inputs` (one TensorValue per input tensor, in
-/// order). The loss must have exactly one element (any rank).
-using LossBuilder = std::function<std::expected<TensorValue, AutogradError>(
-    Tape& tape, std::span<const TensorValue> inputs)>;
+/// What can go wrong in a gradient check.
+enum class GradientCheckErrorCode {
+  evaluation_failed,  ///< the checked function (or the tape behind it) failed; `cause`
+                      ///< holds its error
+  invalid_step,       ///< the step δ is ≤ 0, NaN or infinite
+  invalid_tolerance,  ///< a tolerance is negative, NaN or infinite
+  ineffective_perturbation,  ///< x+h or x−h equals x in floating point
+  loss_not_scalar,          ///< the function's value has more or fewer than one element
+  gradient_count_mismatch,  ///< analytic gradients and inputs differ in number
+  gradient_shape_mismatch,  ///< an analytic gradient's shape differs from its input's
+};
+
+/// The fixed description of a code, e.g. `"invalid step"`.
+[[nodiscard]] std::string_view describe(GradientCheckErrorCode code) noexcept;
+
+/// The error of a gradient check whose function fails with `Cause` (a
+/// tensor::TensorError for a function of tensors, an AutogradError for a taped loss).
+/// Formats as `check_gradients: invalid step (step 0)`, or for a failed evaluation
+/// `f(x+h), input 0 coordinate 3: evaluation failed: <cause>`.
+template <class Cause>
+using GradientCheckError = StageError<GradientCheckErrorCode,
+                                      GradientCheckErrorCode::evaluation_failed, Cause>;
+
+/// A gradient-check error that does not yet know the function's error type; it converts
+/// to every GradientCheckError<Cause>, as a rejection of the shared error idiom does.
+using GradientCheckRejection = Rejection<GradientCheckErrorCode, std::string>;
 
 /// The step and the accepted error of a gradient check.
+///
+/// Coordinate x is moved to x ± h with h = step·max(1, |x|), so the step is relative
+/// for |x| > 1 and absolute below. The numeric derivative divides by the step actually
+/// taken, (x+h) − (x−h) as computed in floating point, not by 2h. A coordinate passes
+/// when |analytic − numeric| ≤ absolute_tolerance + relative_tolerance·|numeric|; a NaN
+/// on either side fails.
+///
+/// The defaults suit functions that are smooth at the scale of h: with step 1e-6 the
+/// central difference's truncation error is about h²·|f'''|/6 and its rounding error
+/// about ε·|f|/h (ε = 2.2e-16), both far below 1e-6 relative for such functions.
 struct GradientCheckOptions {
-  double step = 1e-6;  ///< δ in (f(x+δ) − f(x−δ)) / 2δ; must be finite and > 0
-  double tolerance = 1e-6;  ///< largest accepted |analytic − numeric| per coordinate
+  double step = 1e-6;  ///< δ (dimensionless); h = δ·max(1, |x|); finite and > 0
+  double absolute_tolerance = 1e-6;  ///< atol, in the gradient's units (units of f per
+                                     ///< unit of x); finite and ≥ 0
+  double relative_tolerance = 1e-6;  ///< rtol, a fraction of |numeric|; finite, ≥ 0
 };
 
 /// The outcome for one input tensor.
 struct InputGradientCheck {
-  std::size_t coordinates = 0;       ///< coordinates probed (the input's element count)
-  double max_abs_error = 0.0;        ///< largest |analytic − numeric| over them
-  std::size_t worst_coordinate = 0;  ///< row-major index where max_abs_error occurred
-  bool passed = true;                ///< max_abs_error ≤ tolerance
+  std::size_t coordinates = 0;  ///< coordinates probed (the input's element count)
+  std::size_t failed = 0;  ///< coordinates outside the tolerance (NaN counts as failed)
+  double max_abs_error = 0.0;  ///< largest |analytic − numeric|, in the gradient's
+                               ///< units; NaN if any coordinate's error is NaN
+  std::size_t worst_coordinate = 0;  ///< row-major index of max_abs_error (the first
+                                     ///< NaN, if there is one)
+  bool passed = true;                ///< failed == 0
 };
 
 /// The outcome for all inputs, in input order.
@@ -39,23 +84,115 @@ struct GradientCheckReport {
   std::vector<InputGradientCheck> inputs;  ///< one entry per input tensor
   /// Total coordinates probed over every input.
   [[nodiscard]] std::size_t coordinates() const noexcept;
-  /// Largest error over every input (0 if there are none).
+  /// Largest |analytic − numeric| over every input: 0 if there are none, NaN if any
+  /// input's is NaN.
   [[nodiscard]] double max_abs_error() const noexcept;
   /// True when every input passed.
   [[nodiscard]] bool passed() const noexcept;
 };
 
-/// Compares the tape's analytic gradient of `loss` with the central difference
-/// `(f(x+δ) − f(x−δ)) / 2δ` on every coordinate of every input. The analytic gradient
-/// comes from one backward pass with seed 1 on a tape where every input is a parameter;
-/// each of the 2·N perturbed evaluations runs on its own fresh tape. Comparison is
-/// absolute. \return AutogradErrorCode::invalid_step for δ ≤ 0 or non-finite (checked
-/// first),
-///         AutogradErrorCode::ineffective_perturbation naming input and coordinate if
-///         x+δ == x or x−δ == x, AutogradErrorCode::loss_not_scalar, or the loss
-///         builder's own error.
-[[nodiscard]] std::expected<GradientCheckReport, AutogradError> check_gradients(
-    const LossBuilder& loss, std::span<const tensor::Tensor> inputs,
-    GradientCheckOptions options = {});
+/// The half-width h = step·max(1, |x|) of the probe around coordinate value `x` (units
+/// of x). \param x the coordinate's value. \param step δ of GradientCheckOptions.
+/// \return h; NaN if x is NaN.
+[[nodiscard]] double perturbation(double x, double step) noexcept;
+
+/// Whether one coordinate passes: |analytic − numeric| ≤ atol + rtol·|numeric|, false
+/// if either is NaN. \param analytic the derivative under test. \param numeric the
+/// central difference. \param options the tolerances. \return true when within
+/// tolerance.
+[[nodiscard]] bool within_tolerance(double analytic, double numeric,
+                                    const GradientCheckOptions& options) noexcept;
+
+/// Folds one coordinate's comparison into `check` (counts, failures, worst error).
+/// \param check the input's running outcome. \param coordinate the row-major index.
+/// \param analytic the derivative under test. \param numeric the central difference.
+/// \param options the tolerances.
+void record_comparison(InputGradientCheck& check, std::size_t coordinate,
+                       double analytic, double numeric,
+                       const GradientCheckOptions& options) noexcept;
+
+/// Checks the options and every probe point before anything is evaluated: the step
+/// first, then the tolerances, then each coordinate of each input in order.
+/// \param inputs the point where the gradient is checked. \param options the step and
+/// tolerances. \return GradientCheckErrorCode::invalid_step,
+/// GradientCheckErrorCode::invalid_tolerance, or
+/// GradientCheckErrorCode::ineffective_perturbation with detail `input i coordinate c:
+/// x +/- h rounds back to itself`.
+[[nodiscard]] std::expected<void, GradientCheckRejection> validate_gradient_check(
+    std::span<const tensor::Tensor> inputs, const GradientCheckOptions& options);
+
+/// Checks that there is one analytic gradient per input, each of its input's shape.
+/// \param inputs the point. \param analytic the gradients under test. \return
+/// GradientCheckErrorCode::gradient_count_mismatch or
+/// GradientCheckErrorCode::gradient_shape_mismatch naming the input and both shapes.
+[[nodiscard]] std::expected<void, GradientCheckRejection> validate_analytic(
+    std::span<const tensor::Tensor> inputs, std::span<const tensor::Tensor> analytic);
+
+/// Checks that a loss of this shape has exactly one element (any rank).
+/// \param shape the loss shape. \return GradientCheckErrorCode::loss_not_scalar with
+/// detail `loss shape [..]`.
+[[nodiscard]] std::expected<void, GradientCheckRejection> require_scalar_loss(
+    const tensor::Shape& shape);
+
+/// The single value of a loss tensor. \param loss a tensor of one element (any rank).
+/// \return its value, or GradientCheckErrorCode::loss_not_scalar.
+[[nodiscard]] std::expected<double, GradientCheckRejection> scalar_loss(
+    const tensor::Tensor& loss);
+
+/// The error type of a checked function `F`: it is called with the inputs as
+/// `std::span<const tensor::Tensor>` and returns `std::expected<tensor::Tensor, E>`.
+template <class F>
+using function_error_t =
+    typename std::invoke_result_t<const F&,
+                                  std::span<const tensor::Tensor>>::error_type;
+
+/// Compares `analytic` (one tensor per input, of its input's shape) with the central
+/// difference (f(x+h) − f(x−h)) / ((x+h) − (x−h)) on every coordinate of every input,
+/// h = step·max(1, |x|); a coordinate passes when |analytic − numeric| ≤
+/// absolute_tolerance + relative_tolerance·|numeric| (GradientCheckOptions). `f` maps
+/// the inputs (any count and shapes) to a one-element tensor; it is called 2·N times
+/// for N coordinates, each time with one coordinate moved. \param f the scalar
+/// function, `std::span<const tensor::Tensor> -> std::expected<tensor::Tensor, E>`.
+/// \param inputs the point. \param analytic the gradient under test, ∂f/∂inputs. \param
+/// options the step and tolerances. \return the report, or GradientCheckError<E>: the
+/// errors of validate_gradient_check() and validate_analytic() (in that order, before f
+/// is called), GradientCheckErrorCode::loss_not_scalar, or
+/// GradientCheckErrorCode::evaluation_failed whose stage names the probe (`f(x+h),
+/// input i coordinate c`) and whose cause is f's error. Source: Chapter 13.
+template <class F>
+[[nodiscard]] std::expected<GradientCheckReport,
+                            GradientCheckError<function_error_t<F>>>
+check_gradients(const F& f, std::span<const tensor::Tensor> inputs,
+                std::span<const tensor::Tensor> analytic,
+                GradientCheckOptions options = {}) {
+  LLMFS_TRY(validate_gradient_check(inputs, options));
+  LLMFS_TRY(validate_analytic(inputs, analytic));
+  auto probe_stage = [](std::string_view side, std::size_t i, std::size_t c) {
+    return fmt::format("{}, input {} coordinate {}", side, i, c);
+  };
+  std::vector<tensor::Tensor> probe(inputs.begin(), inputs.end());
+  const std::span<const tensor::Tensor> point(probe);
+  GradientCheckReport report;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    InputGradientCheck check;
+    for (std::size_t c = 0; c < inputs[i].size(); ++c) {
+      const double x = inputs[i].values()[c];
+      const double h = perturbation(x, options.step);
+      const double above = x + h;
+      const double below = x - h;
+      probe[i].mutable_values()[c] = above;
+      const auto f_above = LLMFS_TRY_AT(probe_stage("f(x+h)", i, c), f(point));
+      probe[i].mutable_values()[c] = below;
+      const auto f_below = LLMFS_TRY_AT(probe_stage("f(x-h)", i, c), f(point));
+      probe[i].mutable_values()[c] = x;
+      const double up = LLMFS_TRY(scalar_loss(f_above));
+      const double down = LLMFS_TRY(scalar_loss(f_below));
+      const double numeric = (up - down) / (above - below);
+      record_comparison(check, c, analytic[i].values()[c], numeric, options);
+    }
+    report.inputs.push_back(check);
+  }
+  return report;
+}
 
 }  // namespace llmfs::autograd

@@ -13,14 +13,14 @@
 
 #include <fmt/format.h>
 
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
-#include "chapter.hpp"
+#include "../common/chapter.hpp"
 
 namespace snippets {
 
