@@ -12,8 +12,8 @@
 #                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
 #   make sanitize    only the asan preset and its tests
 #   make bench       the benchmark beside its PyTorch reference, printing ratios
-#   make strict      build everything with every file compiled on its own (no unity batches,
-#                    no precompiled header): checks each file includes what it uses
+#   make strict      build everything with every file compiled on its own (no unity batches):
+#                    checks that each file includes what it uses
 
 PRESET ?= default
 BUILD  := build/$(PRESET)

@@ -6,9 +6,7 @@
 # the one label <label> (gtest_discover_tests keeps only the first of several labels: a
 # second one comes from the directory's LABELS property).
 #
-# Its sources are compiled in unity batches (see LLMFS_UNITY_BUILD in the top CMakeLists.txt)
-# with the precompiled header of GoogleTest, fmt and the standard library that the target
-# llmfs_test_pch builds once per build folder (LLMFS_PCH).
+# Its sources are compiled in unity batches (see LLMFS_UNITY_BUILD in the top CMakeLists.txt).
 #
 # In RelWithDebInfo (the default preset) test code gets line-table debug info only (-g1):
 # same code and numerics as -g (debug info never changes code generation), a third less
