@@ -1,8 +1,9 @@
 # Thin front over the CMake presets. Every target installs missing Debian packages first
 # (tools/deps.txt via tools/install-deps.sh).
 #
-#   make book        build everything, check every demo against its goldens, check the
-#                    regions and fences, render build/book/html/index.html
+#   make book        build the library and the demos (the target `demos`, not the tests),
+#                    check every demo against its goldens, check the regions and fences,
+#                    render build/book/html/index.html
 #   make test        the whole ctest suite (unit, chapter, golden, parity, book and browser
 #                    checks), then every unit, chapter, golden and parity test again under
 #                    AddressSanitizer + UBSan (the asan preset)
@@ -11,13 +12,15 @@
 #                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
 #   make sanitize    only the asan preset and its tests
 #   make bench       the benchmark beside its PyTorch reference, printing ratios
+#   make strict      build everything with every file compiled on its own (no unity batches):
+#                    checks that each file includes what it uses
 
 PRESET ?= default
 BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build book test traces demo sanitize bench clean
+.PHONY: deps configure build demos book test traces demo sanitize bench strict clean
 
 deps:
 	@tools/install-deps.sh
@@ -31,7 +34,11 @@ build: configure
 	@echo "== build ($(PRESET)): library, demos, tests"
 	@cmake --build --preset $(PRESET)
 
-book: build
+demos: configure
+	@echo "== build ($(PRESET)): library and demos"
+	@cmake --build --preset $(PRESET) --target demos
+
+book: demos
 	@echo "== demos: every chapter's report and trace against its golden"
 	@ctest --preset $(PRESET) -L golden
 	@echo "== regions and fences: every region shown exactly once, no hand-typed code"
@@ -46,7 +53,7 @@ test: build
 	@ctest --preset $(PRESET)
 	@$(MAKE) --no-print-directory sanitize
 
-traces: build
+traces: demos
 	@tools/regenerate-goldens.sh $(BUILD)/bin
 
 # The demo's name from CH (30, 0 or 00); the build's progress goes to a log so that
@@ -66,6 +73,9 @@ sanitize:
 
 bench: build
 	@tools/run-bench.sh $(BUILD)
+
+strict:
+	@$(MAKE) --no-print-directory build PRESET=strict
 
 clean:
 	rm -rf build

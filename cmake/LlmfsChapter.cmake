@@ -4,7 +4,7 @@
 #   chNN_lib                  a static library of the folder's *.cpp except main.cpp
 #                             (evidence, report, trace, exercises), which tests link
 #   chNN-SLUG                 the demo executable (main.cpp): report on stdout,
-#                             trace records with --trace
+#                             trace records with --trace (part of the target `demos`)
 # and registers two golden tests, labelled chNN and golden:
 #   chNN.golden.report        stdout      == snippets/chNN-SLUG/expected.txt (byte for byte)
 #   chNN.golden.trace         --trace     == snippets/chNN-SLUG/trace.txt
@@ -17,6 +17,7 @@ function(llmfs_chapter number slug)
   target_link_libraries(ch${number}_lib PUBLIC llmfs PRIVATE llmfs_options)
   add_executable(${name} ${CMAKE_CURRENT_SOURCE_DIR}/main.cpp)
   target_link_libraries(${name} PRIVATE ch${number}_lib llmfs_options)
+  add_dependencies(demos ${name})
   foreach(kind report trace)
     if(kind STREQUAL "report")
       set(golden ${CMAKE_CURRENT_SOURCE_DIR}/expected.txt)
