@@ -428,6 +428,70 @@ def _stage_mathjax(app):
         app.config.html_static_path.append(str(stage))
 
 
+_DARK_BLOCK = re.compile(r'@media not print \{\s*(body\[data-theme="dark"\] \{[^}]*\})')
+
+
+def furo_assets(theme_static: Path, normalize_css: Path) -> dict[str, str]:
+    """Debian's unbundled furo, made to work from file:// (checked by the browser test).
+
+    - scripts/furo.js is an ES module (`import Gumshoe from "./gumshoe-patched.js"`) loaded
+      as a classic script: it throws and the theme toggle, the table-of-contents highlight
+      and back-to-top never run. The bundle is gumshoe (a UMD script that sets
+      window.Gumshoe) followed by furo.js without its import line, in one function scope;
+      gumshoe's getActive() is guarded against a table of contents with no items.
+    - styles/furo.css starts with `@import url(/javascript/normalize.css/normalize.css)`,
+      an absolute path that fails offline: normalize.css (Debian's node-normalize.css) is
+      inlined in its place.
+    - Debian's Sass compiler dropped furo's nested `@media (prefers-color-scheme: dark)`
+      rule, so the OS dark preference left the page white: the dark variables block is
+      repeated under that media query for `body:not([data-theme="light"])`.
+    Every step checks that the text it rewrites is there, so a new furo fails loudly here.
+    """
+    furo_js = (theme_static / "scripts" / "furo.js").read_text(encoding="utf-8")
+    gumshoe = (theme_static / "scripts" / "gumshoe-patched.js").read_text(encoding="utf-8")
+    import_line = 'import Gumshoe from "./gumshoe-patched.js";'
+    if not furo_js.startswith(import_line) or "import " in furo_js[len(import_line):] or "export " in furo_js:
+        raise ExtensionError(f"{theme_static}/scripts/furo.js: not the furo 2022.12 module this book bundles")
+    last_item = "var useLastItem = function (item, settings) {"
+    if "root.Gumshoe = factory(root)" not in gumshoe or gumshoe.count(last_item) != 1:
+        raise ExtensionError(f"{theme_static}/scripts/gumshoe-patched.js: not the UMD gumshoe this book bundles")
+    # A page whose table of contents has no target on the page (the index) left gumshoe
+    # with no items: getActive() then read `undefined.content` and threw on every scroll.
+    gumshoe = gumshoe.replace(last_item, last_item + " if (!item) return false;")
+    script = ("/* furo.js bundled for file:// by docs/_ext/llmfs_book.py: gumshoe (UMD) + furo.js */\n"
+              + gumshoe + "\n;(function () {\n" + furo_js[len(import_line):] + "\n})();\n")
+    css = (theme_static / "styles" / "furo.css").read_text(encoding="utf-8")
+    import_rule = "@import url(/javascript/normalize.css/normalize.css);"
+    if not css.startswith(import_rule):
+        raise ExtensionError(f"{theme_static}/styles/furo.css: expected it to start with {import_rule}")
+    if not normalize_css.is_file():
+        raise ExtensionError(f"{normalize_css}: not found (install node-normalize.css, a dependency of furo)")
+    dark = _DARK_BLOCK.search(css)
+    if not dark or "prefers-color-scheme" in css:
+        raise ExtensionError(f"{theme_static}/styles/furo.css: its dark-theme block was not found where expected")
+    auto_dark = dark[1].replace('body[data-theme="dark"]', 'body:not([data-theme="light"])', 1)
+    css = (normalize_css.read_text(encoding="utf-8") + "\n" + css[len(import_rule):]
+           + "\n/* added by llmfs_book: the OS dark preference (theme 'auto') */\n"
+           + "@media not print { @media (prefers-color-scheme: dark) { " + auto_dark + " } }\n")
+    return {"scripts/furo.js": script, "styles/furo.css": css}
+
+
+def _stage_theme(app):
+    """Theme files that replace furo's broken ones (html_static_path overrides theme static)."""
+    if app.config.html_theme != "furo":
+        return
+    import furo
+    theme_static = Path(furo.__file__).resolve().parent / "theme" / "furo" / "static"
+    stage = Path(app.doctreedir).parent / "theme-stage"
+    for rel, text in furo_assets(theme_static, Path(app.config.llmfs_normalize_css)).items():
+        target = stage / rel
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+    if str(stage) not in app.config.html_static_path:
+        app.config.html_static_path.append(str(stage))
+
+
 def _code_page(relpath: str, text: str) -> str:
     rows = []
     for number, line in enumerate(text.split("\n"), 1):
@@ -474,6 +538,7 @@ def setup(app):
     app.add_config_value("llmfs_diagrams_dir", str(Path(__file__).resolve().parent / "diagrams"), "env")
     app.add_config_value("llmfs_mathjax_source", "/usr/share/javascript/mathjax", "html")
     app.add_config_value("llmfs_stage_mathjax", True, "html")
+    app.add_config_value("llmfs_normalize_css", "/usr/share/javascript/normalize.css/normalize.css", "html")
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
@@ -483,5 +548,6 @@ def setup(app):
     app.connect("env-merge-info", _merge)
     app.connect("env-get-outdated", _outdated)
     app.connect("builder-inited", lambda a: _stage_mathjax(a) if a.config.llmfs_stage_mathjax and a.builder.format == "html" else None)
+    app.connect("builder-inited", lambda a: _stage_theme(a) if a.builder.format == "html" else None)
     app.connect("build-finished", _finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
