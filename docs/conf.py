@@ -55,6 +55,8 @@ mathjax2_config = {
 # Breathe: Doxygen XML of the public headers src/llmfs/**/*.hpp.
 breathe_projects = {"llmfs": os.environ.get("LLMFS_DOXYGEN_XML", str(ROOT / "build" / "book" / "xml"))}
 breathe_default_project = "llmfs"
+# One API page per folder of src/llmfs/, generated into chapters/reference/api/ (llmfs_api.py).
+llmfs_api_dir = "reference/api"
 breathe_domain_by_extension = {"hpp": "cpp", "h": "cpp"}
 breathe_show_include = False
 primary_domain = "cpp"

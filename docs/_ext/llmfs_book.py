@@ -62,6 +62,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.matching import patfilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import llmfs_api  # noqa: E402
 import llmfs_regions  # noqa: E402
 import trace_records  # noqa: E402
 
@@ -359,29 +360,36 @@ class CoursePartsDirective(_BookDirective):
 # --------------------------------------------------------------------------- {api-reference}
 
 class ApiReferenceDirective(_BookDirective):
+    """The table of contents of the generated per-folder API pages (llmfs_api.py)."""
     has_content = False
 
     def build(self):
-        xml_dir = Path(self.config.breathe_projects[self.config.breathe_default_project])
-        index = xml_dir / "index.xml"
-        if not index.is_file():
-            raise BookError(f"{index}: no Doxygen XML (tools/build-book.py runs Doxygen first)")
-        self.env.note_dependency(str(index))
-        root = ET.parse(index).getroot()
-        spaces = sorted(c.findtext("name") for c in root.findall("compound") if c.get("kind") == "namespace")
-        spaces = [s for s in spaces if s.startswith("llmfs::") and "::detail" not in s]
-        # The book's order (the include graph follows it); unknown namespaces go last.
-        order = ["tensor", "autograd", "nn", "attention", "text", "models", "training", "generation", "report"]
-        spaces.sort(key=lambda s: (order.index(s.split("::")[1]) if s.split("::")[1] in order else len(order), s))
-        text = []
-        if not spaces:
-            text = ["The public headers under `src/llmfs/` declare no namespaces yet."]
-        for space in spaces:
-            text += [f"```{{rubric}} {space}", "```", f"```{{doxygennamespace}} {space}", ":members:",
-                     ":undoc-members:", "```", ""]
+        folders = getattr(self.env, "llmfs_api_folders", None)
+        if folders is None:
+            raise BookError("no API pages were generated: set llmfs_api_dir in conf.py")
+        if not folders:
+            text = ["The public headers under `src/llmfs/` declare nothing yet."]
+        else:
+            base = posixpath.relpath(self.config.llmfs_api_dir, posixpath.dirname(self.env.docname) or ".")
+            text = ["```{toctree}", ":maxdepth: 2", "", *[f"{base}/{f}" for f in folders], "```", ""]
         container = nodes.container(classes=["llmfs-api"])
         self.state.nested_parse(StringList(text, self.env.docname), self.content_offset, container)
         return container.children
+
+
+def _generate_api(app):
+    if not app.config.llmfs_api_dir:
+        return
+    xml_dir = Path(app.config.breathe_projects[app.config.breathe_default_project])
+    if not (xml_dir / "index.xml").is_file():
+        raise ExtensionError(f"{xml_dir}/index.xml: no Doxygen XML (tools/build-book.py runs Doxygen first)")
+    app.env.llmfs_api_folders = llmfs_api.generate(xml_dir, Path(app.srcdir) / app.config.llmfs_api_dir)
+    # Signatures qualify names with their namespaces (llmfs::tensor::Shape), and Sphinx makes
+    # each qualifier a reference; a namespace is a folder here, not an entry of its own, so
+    # exactly the namespaces Doxygen found are accepted as qualifiers (nothing else is).
+    ignore = set(app.config.nitpick_ignore)
+    ignore.update(("cpp:identifier", ns) for ns in llmfs_api.namespaces(xml_dir))
+    app.config.nitpick_ignore = sorted(ignore)
 
 
 # --------------------------------------------------------------------------- events
@@ -403,7 +411,10 @@ def _merge(app, env, docnames, other):
 def _outdated(app, env, added, changed, removed):
     # A chapter with errors is read again on every build, so its errors are never hidden by
     # an incremental build.
-    return [d for d in env.__dict__.get("llmfs_errors", {}) if d in env.found_docs]
+    again = [d for d in env.__dict__.get("llmfs_errors", {}) if d in env.found_docs]
+    if getattr(app, "llmfs_static_changed", False) and env.config.root_doc in env.found_docs:
+        again.append(env.config.root_doc)
+    return again
 
 
 def _stage_mathjax(app):
@@ -488,6 +499,7 @@ def _stage_theme(app):
         if not target.is_file() or target.read_text(encoding="utf-8") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
+            app.llmfs_static_changed = True  # Sphinx copies static files only when a page is written
     if str(stage) not in app.config.html_static_path:
         app.config.html_static_path.append(str(stage))
 
@@ -539,6 +551,7 @@ def setup(app):
     app.add_config_value("llmfs_mathjax_source", "/usr/share/javascript/mathjax", "html")
     app.add_config_value("llmfs_stage_mathjax", True, "html")
     app.add_config_value("llmfs_normalize_css", "/usr/share/javascript/normalize.css/normalize.css", "html")
+    app.add_config_value("llmfs_api_dir", "", "env")
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
@@ -549,5 +562,6 @@ def setup(app):
     app.connect("env-get-outdated", _outdated)
     app.connect("builder-inited", lambda a: _stage_mathjax(a) if a.config.llmfs_stage_mathjax and a.builder.format == "html" else None)
     app.connect("builder-inited", lambda a: _stage_theme(a) if a.builder.format == "html" else None)
+    app.connect("builder-inited", _generate_api)
     app.connect("build-finished", _finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
