@@ -70,6 +70,7 @@ pygments_dark_style = "github-dark"
 html_title = project
 html_static_path = [str(DOCS / "_static")]
 html_css_files = ["llmfs.css"]
+html_js_files = ["llmfs.js"]
 html_show_sphinx = False
 html_copy_source = False
 html_show_sourcelink = False

@@ -63,6 +63,7 @@ from sphinx.util.matching import patfilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import llmfs_api  # noqa: E402
+import llmfs_links  # noqa: E402
 import llmfs_regions  # noqa: E402
 import trace_records  # noqa: E402
 
@@ -94,9 +95,17 @@ def _publish(env, docname: str, relpath: str) -> None:
     published.setdefault(docname, set()).add(relpath)
 
 
-def _code_uri(docname: str, relpath: str, line: int | None = None) -> str:
+def _note_span(env, docname: str, relpath: str, first: int, last: int, anchor: str, what: str) -> None:
+    """Where a chapter shows lines of a file: the code page links back to it."""
+    spans = env.__dict__.setdefault("llmfs_code_spans", {})
+    spans.setdefault(docname, []).append((relpath, first, last, anchor, what))
+
+
+def _code_uri(docname: str, relpath: str, line: int | None = None, last: int | None = None) -> str:
     target = f"{CODE_DIR}/{relpath}.html"
     uri = posixpath.relpath(target, posixpath.dirname(docname) or ".")
+    if line and last and last > line:
+        return uri + f"#L{line}-L{last}"
     return uri + (f"#L{line}" if line else "")
 
 
@@ -183,12 +192,17 @@ class RegionDirective(_BookDirective):
         region = regions[name]
         _publish(self.env, self.env.docname, relpath)
         caption_text, messages = self.caption_nodes(self.options["caption"])
-        link = _provenance(f"{relpath}#{name}", _code_uri(self.env.docname, relpath, region.first_line),
+        link = _provenance(f"{relpath}#{name}",
+                           _code_uri(self.env.docname, relpath, region.first_line, region.last_line),
                            after=f" · lines {region.first_line}–{region.last_line}")
         language = _LANGUAGES.get(path.suffix, "text")
         wrapper = _wrapped_block(self, region.text(), language,
                                  [*caption_text, nodes.inline("", " "), link], ["llmfs-region"])
-        wrapper["ids"].append(nodes.make_id(f"region-{relpath}-{name}"))
+        anchor = nodes.make_id(f"region-{relpath}-{name}")
+        wrapper["ids"].append(anchor)
+        wrapper["llmfs_context"] = llmfs_links.context_namespace(relpath)
+        _note_span(self.env, self.env.docname, relpath, region.first_line, region.last_line, anchor,
+                   self.options["caption"])
         return [wrapper, *messages]
 
 
@@ -257,9 +271,16 @@ class DemoOutputDirective(_BookDirective):
         if "caption" in self.options:
             caption_children, messages = self.caption_nodes(self.options["caption"])
             caption_children = [*caption_children, nodes.inline("", " ")]
-        link = _provenance(f"{rel}/expected.txt", _code_uri(self.env.docname, f"{rel}/expected.txt", numbers[0]),
+        contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+        link = _provenance(f"{rel}/expected.txt",
+                           _code_uri(self.env.docname, f"{rel}/expected.txt", numbers[0],
+                                     numbers[-1] if contiguous else None),
                            after="" if what == "whole" else f" · {what}")
         wrapper = _wrapped_block(self, text, "text", [*caption_children, link], ["llmfs-demo-output"])
+        anchor = nodes.make_id(f"output-{name}-{self.lineno}")
+        wrapper["ids"].append(anchor)
+        _note_span(self.env, self.env.docname, f"{rel}/expected.txt", numbers[0], numbers[-1], anchor,
+                   self.options.get("caption", f"the demo's output ({what})"))
         return [wrapper, *messages]
 
 
@@ -397,10 +418,11 @@ def _generate_api(app):
 def _purge(app, env, docname):
     env.__dict__.setdefault("llmfs_errors", {}).pop(docname, None)
     env.__dict__.setdefault("llmfs_code_files", {}).pop(docname, None)
+    env.__dict__.setdefault("llmfs_code_spans", {}).pop(docname, None)
 
 
 def _merge(app, env, docnames, other):
-    for attr in ("llmfs_errors", "llmfs_code_files"):
+    for attr in ("llmfs_errors", "llmfs_code_files", "llmfs_code_spans"):
         mine = env.__dict__.setdefault(attr, {})
         theirs = other.__dict__.get(attr, {})
         for doc in docnames:
@@ -504,23 +526,72 @@ def _stage_theme(app):
         app.config.html_static_path.append(str(stage))
 
 
-def _code_page(relpath: str, text: str) -> str:
-    rows = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if number == len(text.split("\n")) and line == "":
-            break
-        rows.append(f'<tr id="L{number}"><td class="n"><a href="#L{number}">{number}</a></td>'
-                    f"<td><code>{html.escape(line) or ' '}</code></td></tr>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(relpath)}</title>"
-            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            "<style>body{font:14px/1.45 ui-monospace,monospace;margin:1rem;color:#1a1a1a;background:#fff}"
-            "table{border-collapse:collapse}td{padding:0 .6rem;white-space:pre;vertical-align:top}"
-            "td.n{text-align:right;color:#666;user-select:none}td.n a{color:inherit;text-decoration:none}"
-            "tr:target{background:#fff3b0}"
-            "@media (prefers-color-scheme:dark){body{color:#ddd;background:#131416}td.n{color:#999}"
-            "tr:target{background:#4a3f00}}</style></head><body>"
-            f"<h1 style=\"font-size:1rem\">{html.escape(relpath)}</h1><table>{''.join(rows)}</table></body></html>\n")
+_LANGUAGE_OF_TEXT = {".txt": "text"}
+
+
+def _code_page(app, relpath: str, text: str, shown: list) -> str:
+    """A highlighted, navigable copy of a shown file: numbered lines, API links, the span in
+    the address (#L5-L20) marked, and a link back to every place a chapter shows it."""
+    page = f"{CODE_DIR}/{relpath}.html"
+    static = llmfs_links.relative(page, "_static")
+    language = _LANGUAGES.get(Path(relpath).suffix, "text")
+    index = getattr(app, "llmfs_api_index", None)
+
+    def link(target):
+        return llmfs_links.relative(page, target.docname + app.builder.out_suffix) + "#" + target.anchor
+
+    lines = llmfs_links.highlight_lines(text, language, index, link, llmfs_links.context_namespace(relpath))
+    rows = "".join(f'<tr id="L{n}"><td class="n"><a href="#L{n}">{n}</a></td><td class="c">{line or " "}</td></tr>'
+                   for n, line in enumerate(lines, 1))
+    back = []
+    for docname, first, last, anchor, what in shown:
+        href = llmfs_links.relative(page, docname + app.builder.out_suffix) + "#" + anchor
+        title = app.env.titles[docname].astext() if docname in app.env.titles else docname
+        back.append(f'<li><a href="{html.escape(href)}">{html.escape(title)}</a>: {html.escape(what)} '
+                    f'(<a href="#L{first}-L{last}">lines {first}–{last}</a>)</li>')
+    index_href = llmfs_links.relative(page, app.config.root_doc + app.builder.out_suffix)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>{html.escape(relpath)} · {html.escape(app.config.project)}</title>
+<link rel="stylesheet" href="{static}/pygments.css">
+<link rel="stylesheet" href="{static}/llmfs-code.css">
+</head><body>
+<header><p><a href="{html.escape(index_href)}">{html.escape(app.config.project)}</a> · source</p>
+<h1>{html.escape(relpath)}</h1>
+<nav aria-label="Shown in"><p>Shown in the book:</p><ul>{''.join(back)}</ul></nav></header>
+<main class="highlight"><table class="llmfs-source"><tbody>{rows}</tbody></table></main>
+<script src="{static}/llmfs-code.js"></script>
+</body></html>
+"""
+
+
+def _resolved(app, doctree, docname):
+    """Listings and outputs as linked HTML; inline code that names an API entity, a link."""
+    if app.builder.format != "html":
+        return
+    index = getattr(app, "llmfs_api_index", None)
+
+    def link(target):
+        return llmfs_links.uri(app.builder, docname, target)
+
+    for block in list(doctree.findall(nodes.literal_block)):
+        wrapper = block.parent
+        if "llmfs-code" not in block.get("classes", []) or not isinstance(wrapper, nodes.container):
+            continue
+        if "llmfs-demo-output" in wrapper["classes"]:
+            block.replace_self(nodes.raw("", llmfs_links.output_html(block.astext()), format="html"))
+        elif "llmfs-region" in wrapper["classes"]:
+            code = llmfs_links.listing_html(block.astext(), block["language"], index, link,
+                                            wrapper.get("llmfs_context", "llmfs"))
+            block.replace_self(nodes.raw("", code, format="html"))
+    if index and not docname.startswith(app.config.llmfs_api_dir + "/"):
+        llmfs_links.link_prose(doctree, docname, index, app.builder)
+
+
+def _index_api(app, env):
+    app.llmfs_api_index = llmfs_links.ApiIndex(env.get_domain("cpp").get_objects())
+    return []
 
 
 def _finished(app, exception):
@@ -531,14 +602,17 @@ def _finished(app, exception):
     if errors:
         where = ", ".join(f"{app.env.doc2path(d, base=False)} ({n})" for d, n in sorted(errors.items()))
         raise ExtensionError(f"the book has errors in: {where}; see the ERROR lines above")
-    if app.builder.format != "html":
+    if app.builder.format != "html" or app.builder.name == "singlehtml":
         return
     root = _root(env)
-    files = set().union(*env.__dict__.get("llmfs_code_files", {}).values()) if env.__dict__.get("llmfs_code_files") else set()
+    shown: dict[str, list] = {}
+    for docname, spans in sorted(env.__dict__.get("llmfs_code_spans", {}).items()):
+        for relpath, first, last, anchor, what in spans:
+            shown.setdefault(relpath, []).append((docname, first, last, anchor, what))
     out = Path(app.outdir) / CODE_DIR
-    for relpath in sorted(files):
+    for relpath in sorted(shown):
         page = out / f"{relpath}.html"
-        content = _code_page(relpath, (root / relpath).read_text(encoding="utf-8"))
+        content = _code_page(app, relpath, (root / relpath).read_text(encoding="utf-8"), shown[relpath])
         if page.is_file() and page.read_text(encoding="utf-8") == content:
             continue
         page.parent.mkdir(parents=True, exist_ok=True)
@@ -563,5 +637,7 @@ def setup(app):
     app.connect("builder-inited", lambda a: _stage_mathjax(a) if a.config.llmfs_stage_mathjax and a.builder.format == "html" else None)
     app.connect("builder-inited", lambda a: _stage_theme(a) if a.builder.format == "html" else None)
     app.connect("builder-inited", _generate_api)
+    app.connect("env-updated", _index_api)
+    app.connect("doctree-resolved", _resolved)
     app.connect("build-finished", _finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}
