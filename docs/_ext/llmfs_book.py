@@ -56,6 +56,7 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
@@ -63,6 +64,7 @@ from sphinx.util.matching import patfilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import llmfs_api  # noqa: E402
+import llmfs_course  # noqa: E402
 import llmfs_links  # noqa: E402
 import llmfs_regions  # noqa: E402
 import trace_records  # noqa: E402
@@ -344,10 +346,13 @@ class TraceDiagramDirective(_BookDirective):
         figure += nodes.raw("", details, format="html")
         messages = []
         caption = nodes.caption("", "")
-        if "caption" in self.options:
-            inline, messages = self.caption_nodes(self.options["caption"])
-            caption += inline
-            caption += nodes.inline("", " ")
+        title = self.options.get("caption") or getattr(module, "TITLE", "")
+        if not isinstance(title, str) or not title.strip():
+            raise BookError(f"{renderer_rel}: the figure has no title: give the directive a :caption: "
+                            f"or the renderer a TITLE string")
+        inline, messages = self.caption_nodes(title)
+        caption += inline
+        caption += nodes.inline("", " ")
         caption += _provenance(f"{rel}/trace.txt", _code_uri(self.env.docname, f"{rel}/trace.txt", 1),
                                before="drawn from ", after=f" ({len(records)} records)")
         figure += caption
@@ -356,26 +361,45 @@ class TraceDiagramDirective(_BookDirective):
 
 # --------------------------------------------------------------------------- {course-parts}
 
-class CoursePartsDirective(_BookDirective):
+class CourseDirective(_BookDirective):
+    """The whole course (llmfs_course.py): written chapters as links, the rest 'to come'."""
     has_content = True
 
     def build(self):
-        text = []
-        for offset, line in enumerate(self.content):
-            if not line.strip():
-                continue
-            title, bar, pattern = line.partition("|")
-            if not bar or not title.strip() or not pattern.strip():
-                raise BookError(f"line {offset + 1} of the directive: expected 'Part title | glob pattern'")
-            docs = sorted(d for d in self.env.found_docs if d != self.env.docname)
-            matching = [p for p in pattern.split() if patfilter(docs, p)]
-            if not matching:
-                continue  # a part whose chapters do not exist yet
-            text += ["```{toctree}", ":maxdepth: 1", ":glob:", f":caption: {title.strip()}", "",
-                     *matching, "```", ""]
-        container = nodes.container(classes=["llmfs-course-parts"])
-        self.state.nested_parse(StringList(text, self.env.docname), self.content_offset, container)
-        return container.children
+        try:
+            parts = llmfs_course.parse("\n".join(self.content), f"{self.env.docname}.md {{course}}")
+        except ValueError as error:
+            raise BookError(str(error))
+        found = self.env.found_docs
+        course = nodes.container(classes=["llmfs-course"])
+        toctrees = []
+        for part in parts:
+            course += nodes.rubric(part.title, part.title)
+            items = nodes.bullet_list()
+            written = []
+            for entry in part.entries:
+                doc = llmfs_course.document_of(entry, found)
+                paragraph = nodes.paragraph()
+                if doc is not None:
+                    written.append(doc)
+                    title = llmfs_course.label(entry) if entry.key else (
+                        self.env.titles[doc].astext() if doc in self.env.titles else doc)
+                    ref = addnodes.pending_xref("", nodes.inline("", title), refdomain="std", reftype="doc",
+                                                reftarget="/" + doc, refexplicit=True, refwarn=True)
+                    paragraph += ref
+                    item = nodes.list_item("", paragraph)
+                else:
+                    paragraph += nodes.Text(llmfs_course.label(entry))
+                    paragraph += nodes.inline("", "to come", classes=["llmfs-badge"])
+                    item = nodes.list_item("", paragraph, classes=["llmfs-to-come"])
+                items += item
+            course += items
+            if written:
+                toctrees += ["```{toctree}", ":hidden:", ":maxdepth: 2", f":caption: {part.title}", "",
+                             *["/" + d for d in written], "```", ""]
+        hidden = nodes.container()
+        self.state.nested_parse(StringList(toctrees, self.env.docname), self.content_offset, hidden)
+        return [course, *hidden.children]
 
 
 # --------------------------------------------------------------------------- {api-reference}
@@ -587,6 +611,44 @@ def _resolved(app, doctree, docname):
             block.replace_self(nodes.raw("", code, format="html"))
     if index and not docname.startswith(app.config.llmfs_api_dir + "/"):
         llmfs_links.link_prose(doctree, docname, index, app.builder)
+    if getattr(app, "llmfs_course", None):
+        llmfs_course.link(doctree, docname, app.llmfs_course, app.env.found_docs, app.builder)
+
+
+def _read_course(app):
+    index = Path(app.srcdir) / f"{app.config.root_doc}.md"
+    try:
+        app.llmfs_course = llmfs_course.read_index(index) if index.is_file() else []
+    except ValueError as error:
+        raise ExtensionError(str(error))
+
+
+def _check_mentions(app, doctree):
+    parts = getattr(app, "llmfs_course", [])
+    if not parts:
+        return
+    docname = app.env.docname
+    if app.config.llmfs_api_dir and docname.startswith(app.config.llmfs_api_dir + "/"):
+        return  # Doxygen comments name the chapter a declaration comes from; they link, unchecked
+    source = None
+    for line, mention, message in llmfs_course.check(doctree, docname, parts, app.env.found_docs):
+        # The paragraph's line, moved to the line that holds the mention itself.
+        if source is None:
+            source = Path(app.env.doc2path(docname)).read_text(encoding="utf-8").split("\n")
+        first = mention.split()[0]
+        for n in range(max((line or 1) - 1, 0), len(source)):
+            if mention in source[n] or (first in source[n] and mention.split()[1] in source[n]):
+                line = n + 1
+                break
+        _record_error(app.env, docname)
+        logger.error(message, location=(docname, line))
+
+
+def _sidebar(app, pagename, templatename, context, doctree):
+    parts = getattr(app, "llmfs_course", [])
+    if parts and "furo_navigation_tree" in context:
+        context["furo_navigation_tree"] = llmfs_course.sidebar(
+            context["furo_navigation_tree"], parts, app.env.found_docs, pagename, context["pathto"])
 
 
 def _index_api(app, env):
@@ -629,7 +691,7 @@ def setup(app):
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
-    app.add_directive("course-parts", CoursePartsDirective)
+    app.add_directive("course", CourseDirective)
     app.add_directive("api-reference", ApiReferenceDirective)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
@@ -638,6 +700,9 @@ def setup(app):
     app.connect("builder-inited", lambda a: _stage_theme(a) if a.builder.format == "html" else None)
     app.connect("builder-inited", _generate_api)
     app.connect("env-updated", _index_api)
+    app.connect("builder-inited", _read_course)
+    app.connect("doctree-read", _check_mentions)
+    app.connect("html-page-context", _sidebar, priority=600)
     app.connect("doctree-resolved", _resolved)
     app.connect("build-finished", _finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

@@ -22,6 +22,7 @@ angle written under it. A record without a field the diagram needs raises TraceF
 naming its line in trace.txt.
 """
 
+
 from __future__ import annotations
 
 import html
@@ -257,3 +258,7 @@ def render(records):
     text.append("Checks: " + "; ".join(f"{label.lower()}: {value}" for label, value in facts) + ".")
 
     return "".join(parts), "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'RoPE: each pair of coordinates turned by its position, and scores that depend only on the gap'

@@ -13,6 +13,7 @@ recorded factor over the recorded criterion). Failure modes are marked with a wr
 and their name, parity results with a written "✓ pass" / "✗ FAIL", never by colour alone.
 """
 
+
 from html import escape
 
 from trace_records import TraceFormatError
@@ -153,3 +154,7 @@ def render(records):
                 f"units of u·max|value| with u = 2^-24 (criterion {criterion}): "
                 + ", ".join(f"{name} {factor}" for name, factor in factors) + ".")
     return "".join(html), "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'The seed-123 example step by step, where each mistake strikes, and how close the library comes to PyTorch'
