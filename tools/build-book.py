@@ -61,6 +61,21 @@ def sync_xml(source: Path, target: Path) -> int:
     return changed
 
 
+def write_print_page(single: Path, target: Path) -> None:
+    """html/print.html: the singlehtml page, next to the HTML book so it shares _static/ and
+    _code/; docs/_static/llmfs-print.css hides copy buttons and wraps code on screen too."""
+    text = single.read_text(encoding="utf-8")
+    marker = "</head>"
+    if marker not in text:
+        raise SystemExit(f"book: {single}: no </head> to add the print stylesheet to")
+    text = text.replace(marker, '<link rel="stylesheet" href="_static/llmfs-print.css">\n' + marker, 1)
+    text = text.replace('<body>', '<body class="llmfs-print">', 1)
+    # singlehtml links its own sections as index.html#id; on this page they are #id.
+    text = text.replace('href="index.html#', 'href="#')
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", default=str(ROOT / "build" / "book"), help="work folder (html/ goes inside)")
@@ -70,6 +85,7 @@ def main() -> int:
                         help="reuse WORK/xml from an earlier run (a quick chapters-only rebuild)")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave chapters matching GLOB out (e.g. while their code is being written)")
+    parser.add_argument("--no-print", action="store_true", help="skip the one-page print view (print.html)")
     args = parser.parse_args()
     work = Path(args.work).resolve()
     if args.clean and work.exists():
@@ -95,6 +111,15 @@ def main() -> int:
     if result.returncode != 0:
         step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
         return result.returncode
+    if args.builder == "html" and not args.no_print:
+        step("print view: the whole book on one page (Sphinx singlehtml, same environment)")
+        single = work / "singlehtml"
+        command = [*command[:command.index("-b") + 1], "singlehtml", *command[command.index("-b") + 2:-1], str(single)]
+        result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+        if result.returncode != 0:
+            step(f"FAILED (Sphinx singlehtml exit {result.returncode})")
+            return result.returncode
+        write_print_page(single / "index.html", work / "html" / "print.html")
     step(f"done in {time.monotonic() - start:.1f} s: open {work / args.builder / 'index.html'}")
     return 0
 

@@ -338,8 +338,10 @@ class TraceDiagramDirective(_BookDirective):
             raise BookError(f"{renderer_rel}: render() must return (html, text_alternative), two non-empty strings")
         body, alternative = result
         _publish(self.env, self.env.docname, f"{rel}/trace.txt")
+        _note_span(self.env, self.env.docname, f"{rel}/trace.txt", 1, records[-1].line if records else 1,
+                   figure_id := nodes.make_id(f"diagram-{name}"), "the diagram's trace records")
         figure = nodes.figure("", classes=["llmfs-diagram"])
-        figure["ids"].append(nodes.make_id(f"diagram-{name}"))
+        figure["ids"].append(figure_id)
         figure += nodes.raw("", f'<div class="llmfs-diagram-body">{body}</div>', format="html")
         details = (f'<details class="llmfs-diagram-text"><summary>Read this diagram as text</summary>'
                    f'<pre>{html.escape(alternative.strip())}</pre></details>')
@@ -353,7 +355,8 @@ class TraceDiagramDirective(_BookDirective):
         inline, messages = self.caption_nodes(title)
         caption += inline
         caption += nodes.inline("", " ")
-        caption += _provenance(f"{rel}/trace.txt", _code_uri(self.env.docname, f"{rel}/trace.txt", 1),
+        caption += _provenance(f"{rel}/trace.txt", _code_uri(self.env.docname, f"{rel}/trace.txt", 1,
+                                                              records[-1].line if records else None),
                                before="drawn from ", after=f" ({len(records)} records)")
         figure += caption
         return [figure, *messages]
@@ -432,6 +435,9 @@ def _generate_api(app):
     # Signatures qualify names with their namespaces (llmfs::tensor::Shape), and Sphinx makes
     # each qualifier a reference; a namespace is a folder here, not an entry of its own, so
     # exactly the namespaces Doxygen found are accepted as qualifiers (nothing else is).
+    # The general index sorts by name without the namespace (not one "L" section of llmfs::).
+    spaces = [n + "::" for n in llmfs_api.namespaces(xml_dir) if n.startswith("llmfs")]
+    app.config.cpp_index_common_prefix = sorted(spaces, key=len, reverse=True)
     ignore = set(app.config.nitpick_ignore)
     ignore.update(("cpp:identifier", ns) for ns in llmfs_api.namespaces(xml_dir))
     app.config.nitpick_ignore = sorted(ignore)
@@ -615,6 +621,13 @@ def _resolved(app, doctree, docname):
         llmfs_course.link(doctree, docname, app.llmfs_course, app.env.found_docs, app.builder)
 
 
+def _assets_for_print(app):
+    # singlehtml renders every document into index: MathJax must be on it although the
+    # index document itself has no formula.
+    if app.builder.name == "singlehtml":
+        app.set_html_assets_policy("always")
+
+
 def _read_course(app):
     index = Path(app.srcdir) / f"{app.config.root_doc}.md"
     try:
@@ -681,6 +694,22 @@ def _finished(app, exception):
         page.write_text(content, encoding="utf-8")
 
 
+def _book_cpp_domain():
+    """Sphinx's C++ domain, with parameters kept out of the search index (priority -1):
+    they flooded results ("multi-head" gave 98, the first six for "RoPE" were parameters)."""
+    from sphinx.domains.cpp import CPPDomain
+
+    class BookCPPDomain(CPPDomain):
+        def get_objects(self):
+            for entry in super().get_objects():
+                if entry[2] in ("functionParam", "templateParam"):
+                    yield (*entry[:5], -1)
+                else:
+                    yield entry
+
+    return BookCPPDomain
+
+
 def setup(app):
     app.add_config_value("llmfs_repo_root", str(Path(__file__).resolve().parents[2]), "env")
     app.add_config_value("llmfs_diagrams_dir", str(Path(__file__).resolve().parent / "diagrams"), "env")
@@ -688,6 +717,7 @@ def setup(app):
     app.add_config_value("llmfs_stage_mathjax", True, "html")
     app.add_config_value("llmfs_normalize_css", "/usr/share/javascript/normalize.css/normalize.css", "html")
     app.add_config_value("llmfs_api_dir", "", "env")
+    app.add_domain(_book_cpp_domain(), override=True)
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
@@ -701,6 +731,7 @@ def setup(app):
     app.connect("builder-inited", _generate_api)
     app.connect("env-updated", _index_api)
     app.connect("builder-inited", _read_course)
+    app.connect("builder-inited", _assets_for_print)
     app.connect("doctree-read", _check_mentions)
     app.connect("html-page-context", _sidebar, priority=600)
     app.connect("doctree-resolved", _resolved)

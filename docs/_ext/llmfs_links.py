@@ -176,7 +176,11 @@ def highlight_lines(code: str, language: str, index: ApiIndex | None, link, cont
 
 
 def listing_html(code: str, language: str, index, link, context: str) -> str:
-    body = "\n".join(highlight_lines(code, language, index, link, context))
+    """One <span class="llmfs-line"> per source line (literal newlines between them, so
+    copying gives the source exactly): a line too long for the column wraps with a hanging
+    indent and a continuation mark instead of scrolling (llmfs.css)."""
+    body = "\n".join(f'<span class="llmfs-line">{line}</span>'
+                     for line in highlight_lines(code, language, index, link, context))
     return (f'<div class="highlight-{language} notranslate"><div class="highlight"><pre><span></span>'
             f"{body}\n</pre></div></div>")
 
