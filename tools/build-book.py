@@ -7,7 +7,7 @@ First checks the tools' versions (Doxygen 1.9.4, Sphinx 5.3, MyST 0.18, Breathe 
 furo 2022.12) and stops with exit 3, naming each version found, if one differs.
 
 Writes WORK/html/index.html, and WORK/html/print.html (the whole book on one page, from
-a second Sphinx run with the singlehtml builder on the same environment). Incremental: Doxygen rewrites every XML file on each run, so
+a second Sphinx run with the singlehtml builder, only when a page changed). Incremental: Doxygen rewrites every XML file on each run, so
 its output goes to WORK/doxygen/ and only files whose content changed are copied into
 WORK/xml/, the folder Breathe reads (TOOLCHAIN pitfall 6); Sphinx keeps its environment in
 WORK/doctrees/. --clean removes WORK first (what CI and the book test do).
@@ -110,6 +110,17 @@ def sync_xml(source: Path, target: Path) -> int:
     return changed
 
 
+def print_outdated(html: Path) -> bool:
+    """print.html is rebuilt when Sphinx wrote any page after it (furo rewrites
+    _static/pygments.css on every build, so static files do not count)."""
+    target = html / "print.html"
+    if not target.is_file():
+        return True
+    made = target.stat().st_mtime
+    return any(p.stat().st_mtime > made for p in html.rglob("*.html") if p != target
+               and not p.is_relative_to(html / "_code"))
+
+
 def write_print_page(single: Path, target: Path) -> None:
     """html/print.html: the singlehtml page, next to the HTML book so it shares _static/ and
     _code/; docs/_static/llmfs-print.css hides copy buttons and wraps code on screen too."""
@@ -170,10 +181,13 @@ def main() -> int:
     if result.returncode != 0:
         step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
         return result.returncode
-    if args.builder == "html" and not args.no_print:
-        step("print view: the whole book on one page (Sphinx singlehtml, same environment)")
+    if args.builder == "html" and not args.no_print and print_outdated(work / "html"):
+        step("print view: the whole book on one page (Sphinx singlehtml)")
         single = work / "singlehtml"
+        # Its own environment: sharing the HTML one made each run re-pickle the doctrees, and
+        # the next HTML build rewrite every page.
         command = [*command[:command.index("-b") + 1], "singlehtml", *command[command.index("-b") + 2:-1], str(single)]
+        command[command.index("-d") + 1] = str(work / "doctrees-print")
         result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
         if result.returncode != 0:
             step(f"FAILED (Sphinx singlehtml exit {result.returncode})")

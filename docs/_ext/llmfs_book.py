@@ -425,22 +425,34 @@ class ApiReferenceDirective(_BookDirective):
         return container.children
 
 
+def _xml_dir(config) -> Path:
+    return Path(config.breathe_projects[config.breathe_default_project])
+
+
 def _generate_api(app):
     if not app.config.llmfs_api_dir:
         return
-    xml_dir = Path(app.config.breathe_projects[app.config.breathe_default_project])
+    xml_dir = _xml_dir(app.config)
     if not (xml_dir / "index.xml").is_file():
         raise ExtensionError(f"{xml_dir}/index.xml: no Doxygen XML (tools/build-book.py runs Doxygen first)")
     app.env.llmfs_api_folders = llmfs_api.generate(xml_dir, Path(app.srcdir) / app.config.llmfs_api_dir)
+
+
+def _configure_api(app, config):
+    """Settings that follow the namespaces in the XML. Set at config-inited, before Sphinx
+    compares the configuration with the pickled one (later, they would force a full re-read)."""
+    if not config.llmfs_api_dir or not (_xml_dir(config) / "index.xml").is_file():
+        return
+    xml_dir = _xml_dir(config)
+    # The general index sorts by name without the namespace (not one "L" section of llmfs::).
+    spaces = [n + "::" for n in llmfs_api.namespaces(xml_dir) if n.startswith("llmfs")]
+    config.cpp_index_common_prefix = sorted(spaces, key=len, reverse=True)
     # Signatures qualify names with their namespaces (llmfs::tensor::Shape), and Sphinx makes
     # each qualifier a reference; a namespace is a folder here, not an entry of its own, so
     # exactly the namespaces Doxygen found are accepted as qualifiers (nothing else is).
-    # The general index sorts by name without the namespace (not one "L" section of llmfs::).
-    spaces = [n + "::" for n in llmfs_api.namespaces(xml_dir) if n.startswith("llmfs")]
-    app.config.cpp_index_common_prefix = sorted(spaces, key=len, reverse=True)
-    ignore = set(app.config.nitpick_ignore)
+    ignore = set(config.nitpick_ignore)
     ignore.update(("cpp:identifier", ns) for ns in llmfs_api.namespaces(xml_dir))
-    app.config.nitpick_ignore = sorted(ignore)
+    config.nitpick_ignore = sorted(ignore)
 
 
 # --------------------------------------------------------------------------- events
@@ -728,6 +740,7 @@ def setup(app):
     app.connect("env-get-outdated", _outdated)
     app.connect("builder-inited", lambda a: _stage_mathjax(a) if a.config.llmfs_stage_mathjax and a.builder.format == "html" else None)
     app.connect("builder-inited", lambda a: _stage_theme(a) if a.builder.format == "html" else None)
+    app.connect("config-inited", _configure_api)
     app.connect("builder-inited", _generate_api)
     app.connect("env-updated", _index_api)
     app.connect("builder-inited", _read_course)
