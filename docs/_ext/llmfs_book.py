@@ -583,7 +583,7 @@ def _code_page(app, relpath: str, text: str, shown: list) -> str:
         return llmfs_links.relative(page, target.docname + app.builder.out_suffix) + "#" + target.anchor
 
     lines = llmfs_links.highlight_lines(text, language, index, link, llmfs_links.context_namespace(relpath))
-    rows = "".join(f'<tr id="L{n}"><td class="n"><a href="#L{n}">{n}</a></td><td class="c">{line or " "}</td></tr>'
+    rows = "".join(f'<tr id="L{n}"><td class="llmfs-n"><a href="#L{n}">{n}</a></td><td class="llmfs-src">{line or " "}</td></tr>'
                    for n, line in enumerate(lines, 1))
     back = []
     for docname, first, last, anchor, what in shown:

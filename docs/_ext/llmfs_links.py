@@ -225,13 +225,11 @@ def link_prose(doctree, docname: str, index: ApiIndex, builder) -> int:
         m = _PROSE.match(literal.astext().strip())
         if not m:
             continue
-        name, call = m[1], m[2]
-        target = index.resolve(name, "", "(" if call else "")
-        if target is None and "::" not in name:
-            continue
-        if target is None:
-            continue
-        if target.member and "::" not in name:
+        name = m[1]
+        # Prose names things on purpose: a free function links with or without "()"; a
+        # member only when qualified (`MultiHeadAttention::forward`), never as a bare name.
+        target = index.resolve(name, "", "(")
+        if target is None or (target.member and "::" not in name):
             continue
         ref = nodes.reference("", "", internal=True, refuri=uri(builder, docname, target),
                               classes=["llmfs-api-ref"], reftitle=target.name)

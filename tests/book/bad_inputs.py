@@ -11,6 +11,7 @@ checks (book_checks.py) get their own broken inputs at the end.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -193,6 +194,27 @@ CASES = [
 ]
 
 
+def navigation_case() -> list[str]:
+    """Previous/next follow the course: 00's Next is 01 once 01 exists, else the next written."""
+    problems = []
+    course = "```{course}\n# Part\n00 Zero\n01 One\n02 Two\n27 Late\n```\n"
+    docs = {"chapters/index.md": "# Tiny book\n\n" + course, "chapters/00-zero.md": "# Zero\n\nText.\n",
+            "chapters/27-late.md": "# Late\n\nText.\n"}
+    for with_one, expected in [(False, "27-late.html"), (True, "01-one.html")]:
+        files = {**docs, **({"chapters/01-one.md": "# One\n\nText.\n"} if with_one else {})}
+        code, output, tmp = build(files, builder="html")
+        page = (tmp / "out" / "00-zero.html").read_text(encoding="utf-8") if code == 0 else ""
+        shutil.rmtree(tmp, ignore_errors=True)
+        m = re.search(r'<link rel="next" title="[^"]*" href="([^"]+)"', page)
+        found = m[1] if m else None
+        if code != 0 or found != expected:
+            problems.append(f"navigation ({'with' if with_one else 'without'} chapter 1): 00's next is {found}, "
+                            f"want {expected} (exit {code})\n{output[-1500:]}")
+        else:
+            print(f"ok    navigation {'with' if with_one else 'without'} chapter 1: 00's Next is {found}")
+    return problems
+
+
 def good_case() -> list[str]:
     body = ("```{region} src/demo/good.cpp#outer\n:caption: \"Doubling: the `twice` function\"\n```\n\n"
             "```{demo-output} ch99-tiny\n:keys: out*\n```\n\n```{trace-diagram} ch99-tiny\n```\n\n"
@@ -258,7 +280,7 @@ def static_cases() -> list[str]:
 
 
 def main() -> int:
-    failures = good_case()
+    failures = good_case() + navigation_case()
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda case: build_and_clean(case[1]), CASES))
     for (name, files, expected), (code, output) in zip(CASES, results):

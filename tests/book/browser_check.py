@@ -362,7 +362,8 @@ def check_source_view(report, page, html_dir, rel):
     """A listing's source link: highlighted, the whole span marked, a link back to the chapter."""
     page.viewport(WIDE)
     page.goto((html_dir / rel).as_uri())
-    href = page.evaluate("(() => { const a = document.querySelector('.llmfs-region a.llmfs-source-link');"
+    href = page.evaluate("(() => { const links = [...document.querySelectorAll('.llmfs-region a.llmfs-source-link')];"
+                         " const a = links.find(a => a.href.includes('/_code/src/llmfs/')) || links[0];"
                          " return a ? a.href : null; })()")
     if not href:
         report.fail(f"{rel}: no listing source link")
@@ -373,8 +374,8 @@ def check_source_view(report, page, html_dir, rel):
     for problem in page.problems:
         report.fail(f"{href}: {problem}")
     data = page.evaluate("(() => ({marked: [...document.querySelectorAll('tr.llmfs-marked')].map(r => r.id),"
-                         " tokens: document.querySelectorAll('td.c span[class]').length,"
-                         " api: document.querySelectorAll('td.c a.llmfs-api').length,"
+                         " tokens: document.querySelectorAll('td.llmfs-src span[class]').length,"
+                         " api: document.querySelectorAll('td.llmfs-src a.llmfs-api').length,"
                          " back: [...document.querySelectorAll('nav a')].map(a => a.href),"
                          " top: document.getElementById(location.hash.slice(1).split('-')[0])?.getBoundingClientRect().top}))()")
     if m:
@@ -383,11 +384,21 @@ def check_source_view(report, page, html_dir, rel):
         report.expect(data["marked"] == want, f"{href}: marked {len(data['marked'])} rows, want lines {first}-{last}")
         report.expect(data["top"] is not None and abs(data["top"]) < 5, f"{href}: line {first} is not scrolled into view")
     report.expect(data["tokens"] > 20, f"{href}: the source view is not highlighted ({data['tokens']} tokens)")
+    light = page.evaluate(measure(contrast=True))
+    page.media("", dark=True)
+    dark = page.evaluate(measure(contrast=True))
+    page.media("")
+    short = href.split("/_code/")[1]
+    _contrast_failures(report, short, "light", light)
+    _contrast_failures(report, short, "OS dark", dark)
+    report.expect(dark["theme"]["bg"] is not None and sum(dark["theme"]["bg"][:3]) < 3 * 60,
+                  f"{short} [OS dark]: the source view stays light")
     chapter = (html_dir / rel).as_uri()
     report.expect(any(b.startswith(chapter + "#") for b in data["back"]),
                   f"{href}: no link back to {rel} (links: {data['back'][:3]})")
-    report.rows.append(f"source view {href.split('/_code/')[1]}: {len(data['marked'])} rows marked, "
-                       f"{data['tokens']} highlighted tokens, {data['api']} API links, {len(data['back'])} back links")
+    report.rows.append(f"source view {short}: {len(data['marked'])} rows marked, {data['tokens']} highlighted "
+                       f"tokens, {data['api']} API links, {len(data['back'])} back links; contrast code "
+                       f"{light['contrast'].get('code', {}).get('min')} light / {dark['contrast'].get('code', {}).get('min')} dark")
 
 
 def check_search(report, page, html_dir):
@@ -448,8 +459,8 @@ def browser_problems(html_dir: Path) -> tuple[list[str], list[str]]:
             chapters = [r for r in pages if chapter_like(r) and r != "index.html" and not r.startswith("reference/")]
             if chapters:
                 check_toggle(report, page, html_dir, chapters[-1])
-                check_source_view(report, page, html_dir, chapters[-1])
                 tall = next((r for r in chapters if r.startswith("30-")), None)
+                check_source_view(report, page, html_dir, tall or chapters[-1])
                 if tall:
                     check_tall_diagram(report, page, html_dir, tall)
             check_search(report, page, html_dir)
