@@ -23,15 +23,25 @@ Directives (MyST fences in chapters/*.md):
       docs/_ext/diagrams/chNN.py -> (html, text_alternative); emits the HTML in a figure
       and the text alternative in a "Read this diagram as text" <details> block.
 
-  ```{course-parts}
-  Part title | glob pattern [glob pattern...]
+  ```{course}
+  # Part V · Attention
+  27 Self-attention
   ```
-      One toctree per part listing the documents that exist and match the pattern (parts
-      with no documents yet are left out, so new chapters appear without editing index.md).
+      The whole course (llmfs_course.py): written chapters as links, the others named and
+      marked "to come"; one hidden toctree per part for navigation; the sidebar is
+      rewritten to list the whole course the same way. Chapter mentions in prose link to
+      written chapters; a mention of an unwritten one must say "to come" or the build fails.
 
   ```{api-reference}
   ```
-      One Breathe `doxygennamespace` per llmfs namespace found in the Doxygen XML.
+      The table of contents of the API pages that llmfs_api.py generates from the Doxygen
+      XML, one per folder of src/llmfs/ (chapters/reference/api/*.md, git-ignored).
+
+For HTML builders, listings are written as linked HTML (llmfs_links.py: names link to the
+C++ domain's entries), demo outputs as key=value fields that wrap with a continuation mark,
+and inline code that names an API entity becomes a link. Each shown file gets a source view
+_code/PATH.html (highlighted, linked, the span in the address marked, links back to the
+chapters). furo's unbundled Debian assets are repaired for file:// (furo_assets()).
 
 Every problem (missing file, missing/duplicated/unbalanced/malformed region, bad argument,
 empty selection, malformed trace record, failing renderer) is reported as an ERROR at the

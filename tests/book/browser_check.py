@@ -1,22 +1,34 @@
 #!/usr/bin/python3
-"""Open every rendered page in headless Chromium with no network; check math, diagrams, links.
+"""Open every rendered page in headless Chromium with no network; measure what a reader sees.
 
     browser_check.py HTML_DIR            the browser check (label `browser`)
-    browser_check.py --offline HTML_DIR  only the static scan for remote URLs (label `book`)
+    browser_check.py --offline HTML_DIR  only the static scans (label `book`)
 
-Browser check, per chapter page: Chromium runs inside `unshare -n` (a network namespace
-with no interfaces, so nothing remote could load even if referenced), `--dump-dom` after
-`--virtual-time-budget` lets MathJax finish. Then:
-  - every formula Sphinx emitted (`class="math"` spans and divs) was typeset by the local
-    MathJax: as many MathJax script elements as formulas, as many rendered CommonHTML
-    elements, no MathJax error, no raw TeX delimiters left in the text;
-  - MathJax was loaded from _static/mathjax (a local path);
-  - a page whose HTML has a trace diagram still has it, with its text alternative.
-Static scan, every .html and .css file: no remote URL (http:, https:, protocol-relative)
+Static scans, every .html and .css file: no remote URL (http:, https:, protocol-relative)
 in src, href, srcset, poster, data, action or CSS url(), except <a href> links to the
-primary sources listed in ALLOWED_LINK_HOSTS (papers a chapter cites; following them
-is the reader's choice and loads nothing into the page).
-If Chromium or unshare is missing or fails, the check FAILS: it never skips silently.
+primary sources in ALLOWED_LINK_HOSTS; and every internal link resolves (the file exists,
+and so does the #id in it).
+
+Browser check: one Chromium inside `unshare -n` (a network namespace with no interfaces),
+driven over the DevTools protocol (cdp.py, a stdlib client on --remote-debugging-pipe);
+measure.js runs in each page. Every page (chapters, reference and API pages, index, search,
+general index, print view) and every source view under _code/ must load with no console
+error, no uncaught exception and no failed request. On every book page:
+  - math: every formula typeset by the local MathJax, no MathJax error, no raw TeX;
+  - the theme's script ran (no `no-js`), a theme toggle is visible; figures have titles;
+  - at 1280 px: no listing or demo output scrolls sideways, the page does not, the copy
+    button covers no text; WCAG contrast >= 4.5:1 for code, output, diagram, caption and
+    prose text and the copy icon, light and with the OS dark preference (which must give a
+    dark page with light text and no light boxes);
+  - at 390 px: the page does not scroll sideways, demo outputs wrap with a continuation
+    mark on every wrapped row, caption text is at least 12 px and stays in the column;
+  - printed (print media, 700 px of A4): no code cut off, no copy buttons.
+Then: the theme toggle cycles to a dark and a light page; chapter 30's tall diagram is
+compact and opens whole with one click; a listing's source link opens a highlighted view
+with exactly its span marked and a link back to the chapter (contrast light and dark);
+search finds "softmax", "RoPE", "multi-head" offline, with excerpts and a chapter first.
+A table of per-page numbers is printed. If Chromium or unshare is missing or fails, the
+check FAILS: it never skips silently.
 """
 
 from __future__ import annotations
@@ -28,7 +40,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 # Citations only: a chapter's History section may link the paper it cites.
