@@ -57,6 +57,14 @@ breathe_projects = {"llmfs": os.environ.get("LLMFS_DOXYGEN_XML", str(ROOT / "bui
 breathe_default_project = "llmfs"
 # One API page per folder of src/llmfs/, generated into chapters/reference/api/ (llmfs_api.py).
 llmfs_api_dir = "reference/api"
+# The general index sorts by name without the namespace (not one "L" section of llmfs::).
+# From the namespaces in the XML, in reverse alphabetical order (a longer prefix still comes
+# first): Sphinx sorts this list so in place, and any other order made the pickled value
+# differ from conf.py's on the next build, which then re-read every page.
+if (Path(breathe_projects["llmfs"]) / "index.xml").is_file():
+    import llmfs_api
+    cpp_index_common_prefix = sorted((n + "::" for n in llmfs_api.namespaces(Path(breathe_projects["llmfs"]))
+                                      if n.startswith("llmfs")), reverse=True)
 breathe_domain_by_extension = {"hpp": "cpp", "h": "cpp"}
 breathe_show_include = False
 primary_domain = "cpp"

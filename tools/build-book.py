@@ -184,8 +184,10 @@ def main() -> int:
     if args.builder == "html" and not args.no_print and print_outdated(work / "html"):
         step("print view: the whole book on one page (Sphinx singlehtml)")
         single = work / "singlehtml"
-        # Its own environment: sharing the HTML one made each run re-pickle the doctrees, and
-        # the next HTML build rewrite every page.
+        # A copy of the HTML build's environment, already up to date (nothing is read again);
+        # sharing the folder itself made each run re-pickle the doctrees and the next HTML
+        # build rewrite every page.
+        shutil.copytree(work / "doctrees", work / "doctrees-print", dirs_exist_ok=True)
         command = [*command[:command.index("-b") + 1], "singlehtml", *command[command.index("-b") + 2:-1], str(single)]
         command[command.index("-d") + 1] = str(work / "doctrees-print")
         result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)

@@ -454,9 +454,6 @@ def _configure_api(app, config):
     if not config.llmfs_api_dir or not (_xml_dir(config) / "index.xml").is_file():
         return
     xml_dir = _xml_dir(config)
-    # The general index sorts by name without the namespace (not one "L" section of llmfs::).
-    spaces = [n + "::" for n in llmfs_api.namespaces(xml_dir) if n.startswith("llmfs")]
-    config.cpp_index_common_prefix = sorted(spaces, key=len, reverse=True)
     # Signatures qualify names with their namespaces (llmfs::tensor::Shape), and Sphinx makes
     # each qualifier a reference; a namespace is a folder here, not an entry of its own, so
     # exactly the namespaces Doxygen found are accepted as qualifiers (nothing else is).
