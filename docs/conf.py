@@ -55,15 +55,30 @@ mathjax2_config = {
 # Breathe: Doxygen XML of the public headers src/llmfs/**/*.hpp.
 breathe_projects = {"llmfs": os.environ.get("LLMFS_DOXYGEN_XML", str(ROOT / "build" / "book" / "xml"))}
 breathe_default_project = "llmfs"
+# One API page per folder of src/llmfs/, generated into chapters/reference/api/ (llmfs_api.py).
+llmfs_api_dir = "reference/api"
+# The general index sorts by name without the namespace (not one "L" section of llmfs::).
+# From the namespaces in the XML, in reverse alphabetical order (a longer prefix still comes
+# first): Sphinx sorts this list so in place, and any other order made the pickled value
+# differ from conf.py's on the next build, which then re-read every page.
+if (Path(breathe_projects["llmfs"]) / "index.xml").is_file():
+    import llmfs_api
+    cpp_index_common_prefix = sorted((n + "::" for n in llmfs_api.namespaces(Path(breathe_projects["llmfs"]))
+                                      if n.startswith("llmfs")), reverse=True)
 breathe_domain_by_extension = {"hpp": "cpp", "h": "cpp"}
 breathe_show_include = False
 primary_domain = "cpp"
 highlight_language = "cpp"
 
 html_theme = "furo"
+# Code colours that meet WCAG AA (4.5:1) on their own backgrounds, token by token: Pygments'
+# "default" (light) and "github-dark" (dark); furo's tango/native have tokens at 2.4:1 and 3:1.
+pygments_style = "default"
+pygments_dark_style = "github-dark"
 html_title = project
 html_static_path = [str(DOCS / "_static")]
 html_css_files = ["llmfs.css"]
+html_js_files = ["llmfs.js"]
 html_show_sphinx = False
 html_copy_source = False
 html_show_sourcelink = False

@@ -1,9 +1,13 @@
 #!/usr/bin/python3
 """Build the HTML book: Doxygen XML of the public headers, then Sphinx with -W.
 
-    tools/build-book.py [--work build/book] [--clean]
+    tools/build-book.py [--work build/book] [--clean] [--no-print] [--check-tools]
 
-Writes WORK/html/index.html. Incremental: Doxygen rewrites every XML file on each run, so
+First checks the tools' versions (Doxygen 1.9.4, Sphinx 5.3, MyST 0.18, Breathe 4.34,
+furo 2022.12) and stops with exit 3, naming each version found, if one differs.
+
+Writes WORK/html/index.html, and WORK/html/print.html (the whole book on one page, from
+a second Sphinx run with the singlehtml builder, only when a page changed). Incremental: Doxygen rewrites every XML file on each run, so
 its output goes to WORK/doxygen/ and only files whose content changed are copied into
 WORK/xml/, the folder Breathe reads (TOOLCHAIN pitfall 6); Sphinx keeps its environment in
 WORK/doctrees/. --clean removes WORK first (what CI and the book test do).
@@ -22,6 +26,51 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+# The versions this book is built and checked with (Debian 12). Later Doxygen versions
+# change the XML Breathe reads, later Breathe/Sphinx/MyST change what the extension hooks
+# into, and furo's files are rewritten by docs/_ext/llmfs_book.py: a different version
+# must fail here, naming what was found, rather than render a subtly different book.
+TOOLS = {  # name: (required version prefix, how to read the found version)
+    "doxygen": ("1.9.4", "doxygen --version"),
+    "sphinx": ("5.3.", "sphinx.__version__"),
+    "myst_parser": ("0.18.", "myst_parser.__version__"),
+    "breathe": ("4.34.", "breathe.__version__"),
+    "furo": ("2022.12.", "furo.__version__"),
+}
+DEBIAN = {"doxygen": "doxygen", "sphinx": "python3-sphinx", "myst_parser": "python3-myst-parser",
+          "breathe": "python3-breathe", "furo": "furo"}
+
+
+def found_version(name: str) -> str | None:
+    if name == "doxygen":
+        binary = shutil.which("doxygen")
+        if not binary:
+            return None
+        result = subprocess.run([binary, "--version"], capture_output=True, text=True)
+        return (result.stdout.strip().split() or ["?"])[0]
+    try:
+        module = __import__(name)
+    except ImportError:
+        return None
+    return str(getattr(module, "__version__", "?"))
+
+
+def check_tools() -> list[str]:
+    """One message per tool that is missing or not the version this book is checked with."""
+    problems = []
+    for name, (wanted, source) in TOOLS.items():
+        found = found_version(name)
+        if found is None:
+            problems.append(f"{name} is not installed (Debian package {DEBIAN[name]}, listed in tools/deps.txt)")
+        elif not (found.startswith(wanted) if wanted.endswith(".") else found == wanted):
+            why = {"doxygen": "other versions write different XML for Breathe to read",
+                   "breathe": "other versions read Doxygen's XML differently"}.get(
+                name, "other versions change what docs/_ext/llmfs_book.py hooks into")
+            problems.append(f"{name} {found} found ({source}), but the book needs {wanted.rstrip('.')}"
+                            f"{'.x' if wanted.endswith('.') else ''}: {why}; install Debian 12's {DEBIAN[name]}")
+    return problems
 
 
 def step(message: str) -> None:
@@ -61,6 +110,32 @@ def sync_xml(source: Path, target: Path) -> int:
     return changed
 
 
+def print_outdated(html: Path) -> bool:
+    """print.html is rebuilt when Sphinx wrote any page after it (furo rewrites
+    _static/pygments.css on every build, so static files do not count)."""
+    target = html / "print.html"
+    if not target.is_file():
+        return True
+    made = target.stat().st_mtime
+    return any(p.stat().st_mtime > made for p in html.rglob("*.html") if p != target
+               and not p.is_relative_to(html / "_code"))
+
+
+def write_print_page(single: Path, target: Path) -> None:
+    """html/print.html: the singlehtml page, next to the HTML book so it shares _static/ and
+    _code/; docs/_static/llmfs-print.css hides copy buttons and wraps code on screen too."""
+    text = single.read_text(encoding="utf-8")
+    marker = "</head>"
+    if marker not in text:
+        raise SystemExit(f"book: {single}: no </head> to add the print stylesheet to")
+    text = text.replace(marker, '<link rel="stylesheet" href="_static/llmfs-print.css">\n' + marker, 1)
+    text = text.replace('<body>', '<body class="llmfs-print">', 1)
+    # singlehtml links its own sections as index.html#id; on this page they are #id.
+    text = text.replace('href="index.html#', 'href="#')
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--work", default=str(ROOT / "build" / "book"), help="work folder (html/ goes inside)")
@@ -70,7 +145,18 @@ def main() -> int:
                         help="reuse WORK/xml from an earlier run (a quick chapters-only rebuild)")
     parser.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                         help="leave chapters matching GLOB out (e.g. while their code is being written)")
+    parser.add_argument("--no-print", action="store_true", help="skip the one-page print view (print.html)")
+    parser.add_argument("--check-tools", action="store_true",
+                        help="only check the versions of Doxygen, Sphinx, MyST, Breathe and furo")
     args = parser.parse_args()
+    problems = check_tools()
+    for problem in problems:
+        print(f"book: {problem}", file=sys.stderr)
+    if problems:
+        return 3
+    if args.check_tools:
+        step("tools: " + ", ".join(f"{name} {found_version(name)}" for name in TOOLS))
+        return 0
     work = Path(args.work).resolve()
     if args.clean and work.exists():
         step(f"clean: removing {work}")
@@ -95,6 +181,20 @@ def main() -> int:
     if result.returncode != 0:
         step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
         return result.returncode
+    if args.builder == "html" and not args.no_print and print_outdated(work / "html"):
+        step("print view: the whole book on one page (Sphinx singlehtml)")
+        single = work / "singlehtml"
+        # A copy of the HTML build's environment, already up to date (nothing is read again);
+        # sharing the folder itself made each run re-pickle the doctrees and the next HTML
+        # build rewrite every page.
+        shutil.copytree(work / "doctrees", work / "doctrees-print", dirs_exist_ok=True)
+        command = [*command[:command.index("-b") + 1], "singlehtml", *command[command.index("-b") + 2:-1], str(single)]
+        command[command.index("-d") + 1] = str(work / "doctrees-print")
+        result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+        if result.returncode != 0:
+            step(f"FAILED (Sphinx singlehtml exit {result.returncode})")
+            return result.returncode
+        write_print_page(single / "index.html", work / "html" / "print.html")
     step(f"done in {time.monotonic() - start:.1f} s: open {work / args.builder / 'index.html'}")
     return 0
 

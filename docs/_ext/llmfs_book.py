@@ -23,15 +23,25 @@ Directives (MyST fences in chapters/*.md):
       docs/_ext/diagrams/chNN.py -> (html, text_alternative); emits the HTML in a figure
       and the text alternative in a "Read this diagram as text" <details> block.
 
-  ```{course-parts}
-  Part title | glob pattern [glob pattern...]
+  ```{course}
+  # Part V · Attention
+  27 Self-attention
   ```
-      One toctree per part listing the documents that exist and match the pattern (parts
-      with no documents yet are left out, so new chapters appear without editing index.md).
+      The whole course (llmfs_course.py): written chapters as links, the others named and
+      marked "to come"; one hidden toctree per part for navigation; the sidebar is
+      rewritten to list the whole course the same way. Chapter mentions in prose link to
+      written chapters; a mention of an unwritten one must say "to come" or the build fails.
 
   ```{api-reference}
   ```
-      One Breathe `doxygennamespace` per llmfs namespace found in the Doxygen XML.
+      The table of contents of the API pages that llmfs_api.py generates from the Doxygen
+      XML, one per folder of src/llmfs/ (chapters/reference/api/*.md, git-ignored).
+
+For HTML builders, listings are written as linked HTML (llmfs_links.py: names link to the
+C++ domain's entries), demo outputs as key=value fields that wrap with a continuation mark,
+and inline code that names an API entity becomes a link. Each shown file gets a source view
+_code/PATH.html (highlighted, linked, the span in the address marked, links back to the
+chapters). furo's unbundled Debian assets are repaired for file:// (furo_assets()).
 
 Every problem (missing file, missing/duplicated/unbalanced/malformed region, bad argument,
 empty selection, malformed trace record, failing renderer) is reported as an ERROR at the
@@ -56,12 +66,16 @@ from pathlib import Path
 from docutils import nodes
 from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
+from sphinx import addnodes
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.matching import patfilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import llmfs_api  # noqa: E402
+import llmfs_course  # noqa: E402
+import llmfs_links  # noqa: E402
 import llmfs_regions  # noqa: E402
 import trace_records  # noqa: E402
 
@@ -93,9 +107,17 @@ def _publish(env, docname: str, relpath: str) -> None:
     published.setdefault(docname, set()).add(relpath)
 
 
-def _code_uri(docname: str, relpath: str, line: int | None = None) -> str:
+def _note_span(env, docname: str, relpath: str, first: int, last: int, anchor: str, what: str) -> None:
+    """Where a chapter shows lines of a file: the code page links back to it."""
+    spans = env.__dict__.setdefault("llmfs_code_spans", {})
+    spans.setdefault(docname, []).append((relpath, first, last, anchor, what))
+
+
+def _code_uri(docname: str, relpath: str, line: int | None = None, last: int | None = None) -> str:
     target = f"{CODE_DIR}/{relpath}.html"
     uri = posixpath.relpath(target, posixpath.dirname(docname) or ".")
+    if line and last and last > line:
+        return uri + f"#L{line}-L{last}"
     return uri + (f"#L{line}" if line else "")
 
 
@@ -182,12 +204,17 @@ class RegionDirective(_BookDirective):
         region = regions[name]
         _publish(self.env, self.env.docname, relpath)
         caption_text, messages = self.caption_nodes(self.options["caption"])
-        link = _provenance(f"{relpath}#{name}", _code_uri(self.env.docname, relpath, region.first_line),
+        link = _provenance(f"{relpath}#{name}",
+                           _code_uri(self.env.docname, relpath, region.first_line, region.last_line),
                            after=f" · lines {region.first_line}–{region.last_line}")
         language = _LANGUAGES.get(path.suffix, "text")
         wrapper = _wrapped_block(self, region.text(), language,
                                  [*caption_text, nodes.inline("", " "), link], ["llmfs-region"])
-        wrapper["ids"].append(nodes.make_id(f"region-{relpath}-{name}"))
+        anchor = nodes.make_id(f"region-{relpath}-{name}")
+        wrapper["ids"].append(anchor)
+        wrapper["llmfs_context"] = llmfs_links.context_namespace(relpath)
+        _note_span(self.env, self.env.docname, relpath, region.first_line, region.last_line, anchor,
+                   self.options["caption"])
         return [wrapper, *messages]
 
 
@@ -256,9 +283,16 @@ class DemoOutputDirective(_BookDirective):
         if "caption" in self.options:
             caption_children, messages = self.caption_nodes(self.options["caption"])
             caption_children = [*caption_children, nodes.inline("", " ")]
-        link = _provenance(f"{rel}/expected.txt", _code_uri(self.env.docname, f"{rel}/expected.txt", numbers[0]),
+        contiguous = numbers == list(range(numbers[0], numbers[-1] + 1))
+        link = _provenance(f"{rel}/expected.txt",
+                           _code_uri(self.env.docname, f"{rel}/expected.txt", numbers[0],
+                                     numbers[-1] if contiguous else None),
                            after="" if what == "whole" else f" · {what}")
         wrapper = _wrapped_block(self, text, "text", [*caption_children, link], ["llmfs-demo-output"])
+        anchor = nodes.make_id(f"output-{name}-{self.lineno}")
+        wrapper["ids"].append(anchor)
+        _note_span(self.env, self.env.docname, f"{rel}/expected.txt", numbers[0], numbers[-1], anchor,
+                   self.options.get("caption", f"the demo's output ({what})"))
         return [wrapper, *messages]
 
 
@@ -314,19 +348,25 @@ class TraceDiagramDirective(_BookDirective):
             raise BookError(f"{renderer_rel}: render() must return (html, text_alternative), two non-empty strings")
         body, alternative = result
         _publish(self.env, self.env.docname, f"{rel}/trace.txt")
+        _note_span(self.env, self.env.docname, f"{rel}/trace.txt", 1, records[-1].line if records else 1,
+                   figure_id := nodes.make_id(f"diagram-{name}"), "the diagram's trace records")
         figure = nodes.figure("", classes=["llmfs-diagram"])
-        figure["ids"].append(nodes.make_id(f"diagram-{name}"))
+        figure["ids"].append(figure_id)
         figure += nodes.raw("", f'<div class="llmfs-diagram-body">{body}</div>', format="html")
         details = (f'<details class="llmfs-diagram-text"><summary>Read this diagram as text</summary>'
                    f'<pre>{html.escape(alternative.strip())}</pre></details>')
         figure += nodes.raw("", details, format="html")
         messages = []
         caption = nodes.caption("", "")
-        if "caption" in self.options:
-            inline, messages = self.caption_nodes(self.options["caption"])
-            caption += inline
-            caption += nodes.inline("", " ")
-        caption += _provenance(f"{rel}/trace.txt", _code_uri(self.env.docname, f"{rel}/trace.txt", 1),
+        title = self.options.get("caption") or getattr(module, "TITLE", "")
+        if not isinstance(title, str) or not title.strip():
+            raise BookError(f"{renderer_rel}: the figure has no title: give the directive a :caption: "
+                            f"or the renderer a TITLE string")
+        inline, messages = self.caption_nodes(title)
+        caption += inline
+        caption += nodes.inline("", " ")
+        caption += _provenance(f"{rel}/trace.txt", _code_uri(self.env.docname, f"{rel}/trace.txt", 1,
+                                                              records[-1].line if records else None),
                                before="drawn from ", after=f" ({len(records)} records)")
         figure += caption
         return [figure, *messages]
@@ -334,54 +374,92 @@ class TraceDiagramDirective(_BookDirective):
 
 # --------------------------------------------------------------------------- {course-parts}
 
-class CoursePartsDirective(_BookDirective):
+class CourseDirective(_BookDirective):
+    """The whole course (llmfs_course.py): written chapters as links, the rest 'to come'."""
     has_content = True
 
     def build(self):
-        text = []
-        for offset, line in enumerate(self.content):
-            if not line.strip():
-                continue
-            title, bar, pattern = line.partition("|")
-            if not bar or not title.strip() or not pattern.strip():
-                raise BookError(f"line {offset + 1} of the directive: expected 'Part title | glob pattern'")
-            docs = sorted(d for d in self.env.found_docs if d != self.env.docname)
-            matching = [p for p in pattern.split() if patfilter(docs, p)]
-            if not matching:
-                continue  # a part whose chapters do not exist yet
-            text += ["```{toctree}", ":maxdepth: 1", ":glob:", f":caption: {title.strip()}", "",
-                     *matching, "```", ""]
-        container = nodes.container(classes=["llmfs-course-parts"])
-        self.state.nested_parse(StringList(text, self.env.docname), self.content_offset, container)
-        return container.children
+        try:
+            parts = llmfs_course.parse("\n".join(self.content), f"{self.env.docname}.md {{course}}")
+        except ValueError as error:
+            raise BookError(str(error))
+        found = self.env.found_docs
+        course = nodes.container(classes=["llmfs-course"])
+        toctrees = []
+        for part in parts:
+            course += nodes.rubric(part.title, part.title)
+            items = nodes.bullet_list()
+            written = []
+            for entry in part.entries:
+                doc = llmfs_course.document_of(entry, found)
+                paragraph = nodes.paragraph()
+                if doc is not None:
+                    written.append(doc)
+                    title = llmfs_course.label(entry) if entry.key else (
+                        self.env.titles[doc].astext() if doc in self.env.titles else doc)
+                    ref = addnodes.pending_xref("", nodes.inline("", title), refdomain="std", reftype="doc",
+                                                reftarget="/" + doc, refexplicit=True, refwarn=True)
+                    paragraph += ref
+                    item = nodes.list_item("", paragraph)
+                else:
+                    paragraph += nodes.Text(llmfs_course.label(entry))
+                    paragraph += nodes.inline("", "to come", classes=["llmfs-badge"])
+                    item = nodes.list_item("", paragraph, classes=["llmfs-to-come"])
+                items += item
+            course += items
+            if written:
+                toctrees += ["```{toctree}", ":hidden:", ":maxdepth: 2", f":caption: {part.title}", "",
+                             *["/" + d for d in written], "```", ""]
+        hidden = nodes.container()
+        self.state.nested_parse(StringList(toctrees, self.env.docname), self.content_offset, hidden)
+        return [course, *hidden.children]
 
 
 # --------------------------------------------------------------------------- {api-reference}
 
 class ApiReferenceDirective(_BookDirective):
+    """The table of contents of the generated per-folder API pages (llmfs_api.py)."""
     has_content = False
 
     def build(self):
-        xml_dir = Path(self.config.breathe_projects[self.config.breathe_default_project])
-        index = xml_dir / "index.xml"
-        if not index.is_file():
-            raise BookError(f"{index}: no Doxygen XML (tools/build-book.py runs Doxygen first)")
-        self.env.note_dependency(str(index))
-        root = ET.parse(index).getroot()
-        spaces = sorted(c.findtext("name") for c in root.findall("compound") if c.get("kind") == "namespace")
-        spaces = [s for s in spaces if s.startswith("llmfs::") and "::detail" not in s]
-        # The book's order (the include graph follows it); unknown namespaces go last.
-        order = ["tensor", "autograd", "nn", "attention", "text", "models", "training", "generation", "report"]
-        spaces.sort(key=lambda s: (order.index(s.split("::")[1]) if s.split("::")[1] in order else len(order), s))
-        text = []
-        if not spaces:
-            text = ["The public headers under `src/llmfs/` declare no namespaces yet."]
-        for space in spaces:
-            text += [f"```{{rubric}} {space}", "```", f"```{{doxygennamespace}} {space}", ":members:",
-                     ":undoc-members:", "```", ""]
+        folders = getattr(self.env, "llmfs_api_folders", None)
+        if folders is None:
+            raise BookError("no API pages were generated: set llmfs_api_dir in conf.py")
+        if not folders:
+            text = ["The public headers under `src/llmfs/` declare nothing yet."]
+        else:
+            base = posixpath.relpath(self.config.llmfs_api_dir, posixpath.dirname(self.env.docname) or ".")
+            text = ["```{toctree}", ":maxdepth: 2", "", *[f"{base}/{f}" for f in folders], "```", ""]
         container = nodes.container(classes=["llmfs-api"])
         self.state.nested_parse(StringList(text, self.env.docname), self.content_offset, container)
         return container.children
+
+
+def _xml_dir(config) -> Path:
+    return Path(config.breathe_projects[config.breathe_default_project])
+
+
+def _generate_api(app):
+    if not app.config.llmfs_api_dir:
+        return
+    xml_dir = _xml_dir(app.config)
+    if not (xml_dir / "index.xml").is_file():
+        raise ExtensionError(f"{xml_dir}/index.xml: no Doxygen XML (tools/build-book.py runs Doxygen first)")
+    app.env.llmfs_api_folders = llmfs_api.generate(xml_dir, Path(app.srcdir) / app.config.llmfs_api_dir)
+
+
+def _configure_api(app, config):
+    """Settings that follow the namespaces in the XML. Set at config-inited, before Sphinx
+    compares the configuration with the pickled one (later, they would force a full re-read)."""
+    if not config.llmfs_api_dir or not (_xml_dir(config) / "index.xml").is_file():
+        return
+    xml_dir = _xml_dir(config)
+    # Signatures qualify names with their namespaces (llmfs::tensor::Shape), and Sphinx makes
+    # each qualifier a reference; a namespace is a folder here, not an entry of its own, so
+    # exactly the namespaces Doxygen found are accepted as qualifiers (nothing else is).
+    ignore = set(config.nitpick_ignore)
+    ignore.update(("cpp:identifier", ns) for ns in llmfs_api.namespaces(xml_dir))
+    config.nitpick_ignore = sorted(ignore)
 
 
 # --------------------------------------------------------------------------- events
@@ -389,10 +467,11 @@ class ApiReferenceDirective(_BookDirective):
 def _purge(app, env, docname):
     env.__dict__.setdefault("llmfs_errors", {}).pop(docname, None)
     env.__dict__.setdefault("llmfs_code_files", {}).pop(docname, None)
+    env.__dict__.setdefault("llmfs_code_spans", {}).pop(docname, None)
 
 
 def _merge(app, env, docnames, other):
-    for attr in ("llmfs_errors", "llmfs_code_files"):
+    for attr in ("llmfs_errors", "llmfs_code_files", "llmfs_code_spans"):
         mine = env.__dict__.setdefault(attr, {})
         theirs = other.__dict__.get(attr, {})
         for doc in docnames:
@@ -403,7 +482,10 @@ def _merge(app, env, docnames, other):
 def _outdated(app, env, added, changed, removed):
     # A chapter with errors is read again on every build, so its errors are never hidden by
     # an incremental build.
-    return [d for d in env.__dict__.get("llmfs_errors", {}) if d in env.found_docs]
+    again = [d for d in env.__dict__.get("llmfs_errors", {}) if d in env.found_docs]
+    if getattr(app, "llmfs_static_changed", False) and env.config.root_doc in env.found_docs:
+        again.append(env.config.root_doc)
+    return again
 
 
 def _stage_mathjax(app):
@@ -428,23 +510,182 @@ def _stage_mathjax(app):
         app.config.html_static_path.append(str(stage))
 
 
-def _code_page(relpath: str, text: str) -> str:
-    rows = []
-    for number, line in enumerate(text.split("\n"), 1):
-        if number == len(text.split("\n")) and line == "":
-            break
-        rows.append(f'<tr id="L{number}"><td class="n"><a href="#L{number}">{number}</a></td>'
-                    f"<td><code>{html.escape(line) or ' '}</code></td></tr>")
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{html.escape(relpath)}</title>"
-            "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
-            "<style>body{font:14px/1.45 ui-monospace,monospace;margin:1rem;color:#1a1a1a;background:#fff}"
-            "table{border-collapse:collapse}td{padding:0 .6rem;white-space:pre;vertical-align:top}"
-            "td.n{text-align:right;color:#666;user-select:none}td.n a{color:inherit;text-decoration:none}"
-            "tr:target{background:#fff3b0}"
-            "@media (prefers-color-scheme:dark){body{color:#ddd;background:#131416}td.n{color:#999}"
-            "tr:target{background:#4a3f00}}</style></head><body>"
-            f"<h1 style=\"font-size:1rem\">{html.escape(relpath)}</h1><table>{''.join(rows)}</table></body></html>\n")
+_DARK_BLOCK = re.compile(r'@media not print \{\s*(body\[data-theme="dark"\] \{[^}]*\})')
+
+
+def furo_assets(theme_static: Path, normalize_css: Path) -> dict[str, str]:
+    """Debian's unbundled furo, made to work from file:// (checked by the browser test).
+
+    - scripts/furo.js is an ES module (`import Gumshoe from "./gumshoe-patched.js"`) loaded
+      as a classic script: it throws and the theme toggle, the table-of-contents highlight
+      and back-to-top never run. The bundle is gumshoe (a UMD script that sets
+      window.Gumshoe) followed by furo.js without its import line, in one function scope;
+      gumshoe's getActive() is guarded against a table of contents with no items.
+    - styles/furo.css starts with `@import url(/javascript/normalize.css/normalize.css)`,
+      an absolute path that fails offline: normalize.css (Debian's node-normalize.css) is
+      inlined in its place.
+    - Debian's Sass compiler dropped furo's nested `@media (prefers-color-scheme: dark)`
+      rule, so the OS dark preference left the page white: the dark variables block is
+      repeated under that media query for `body:not([data-theme="light"])`.
+    Every step checks that the text it rewrites is there, so a new furo fails loudly here.
+    """
+    furo_js = (theme_static / "scripts" / "furo.js").read_text(encoding="utf-8")
+    gumshoe = (theme_static / "scripts" / "gumshoe-patched.js").read_text(encoding="utf-8")
+    import_line = 'import Gumshoe from "./gumshoe-patched.js";'
+    if not furo_js.startswith(import_line) or "import " in furo_js[len(import_line):] or "export " in furo_js:
+        raise ExtensionError(f"{theme_static}/scripts/furo.js: not the furo 2022.12 module this book bundles")
+    last_item = "var useLastItem = function (item, settings) {"
+    if "root.Gumshoe = factory(root)" not in gumshoe or gumshoe.count(last_item) != 1:
+        raise ExtensionError(f"{theme_static}/scripts/gumshoe-patched.js: not the UMD gumshoe this book bundles")
+    # A page whose table of contents has no target on the page (the index) left gumshoe
+    # with no items: getActive() then read `undefined.content` and threw on every scroll.
+    gumshoe = gumshoe.replace(last_item, last_item + " if (!item) return false;")
+    script = ("/* furo.js bundled for file:// by docs/_ext/llmfs_book.py: gumshoe (UMD) + furo.js */\n"
+              + gumshoe + "\n;(function () {\n" + furo_js[len(import_line):] + "\n})();\n")
+    css = (theme_static / "styles" / "furo.css").read_text(encoding="utf-8")
+    import_rule = "@import url(/javascript/normalize.css/normalize.css);"
+    if not css.startswith(import_rule):
+        raise ExtensionError(f"{theme_static}/styles/furo.css: expected it to start with {import_rule}")
+    if not normalize_css.is_file():
+        raise ExtensionError(f"{normalize_css}: not found (install node-normalize.css, a dependency of furo)")
+    dark = _DARK_BLOCK.search(css)
+    if not dark or "prefers-color-scheme" in css:
+        raise ExtensionError(f"{theme_static}/styles/furo.css: its dark-theme block was not found where expected")
+    auto_dark = dark[1].replace('body[data-theme="dark"]', 'body:not([data-theme="light"])', 1)
+    css = (normalize_css.read_text(encoding="utf-8") + "\n" + css[len(import_rule):]
+           + "\n/* added by llmfs_book: the OS dark preference (theme 'auto') */\n"
+           + "@media not print { @media (prefers-color-scheme: dark) { " + auto_dark + " } }\n")
+    return {"scripts/furo.js": script, "styles/furo.css": css}
+
+
+def _stage_theme(app):
+    """Theme files that replace furo's broken ones (html_static_path overrides theme static)."""
+    if app.config.html_theme != "furo":
+        return
+    import furo
+    theme_static = Path(furo.__file__).resolve().parent / "theme" / "furo" / "static"
+    stage = Path(app.doctreedir).parent / "theme-stage"
+    for rel, text in furo_assets(theme_static, Path(app.config.llmfs_normalize_css)).items():
+        target = stage / rel
+        if not target.is_file() or target.read_text(encoding="utf-8") != text:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            app.llmfs_static_changed = True  # Sphinx copies static files only when a page is written
+    if str(stage) not in app.config.html_static_path:
+        app.config.html_static_path.append(str(stage))
+
+
+_LANGUAGE_OF_TEXT = {".txt": "text"}
+
+
+def _code_page(app, relpath: str, text: str, shown: list) -> str:
+    """A highlighted, navigable copy of a shown file: numbered lines, API links, the span in
+    the address (#L5-L20) marked, and a link back to every place a chapter shows it."""
+    page = f"{CODE_DIR}/{relpath}.html"
+    static = llmfs_links.relative(page, "_static")
+    language = _LANGUAGES.get(Path(relpath).suffix, "text")
+    index = getattr(app, "llmfs_api_index", None)
+
+    def link(target):
+        return llmfs_links.relative(page, target.docname + app.builder.out_suffix) + "#" + target.anchor
+
+    lines = llmfs_links.highlight_lines(text, language, index, link, llmfs_links.context_namespace(relpath))
+    rows = "".join(f'<tr id="L{n}"><td class="llmfs-n"><a href="#L{n}">{n}</a></td><td class="llmfs-src">{line or " "}</td></tr>'
+                   for n, line in enumerate(lines, 1))
+    back = []
+    for docname, first, last, anchor, what in shown:
+        href = llmfs_links.relative(page, docname + app.builder.out_suffix) + "#" + anchor
+        title = app.env.titles[docname].astext() if docname in app.env.titles else docname
+        back.append(f'<li><a href="{html.escape(href)}">{html.escape(title)}</a>: {html.escape(what)} '
+                    f'(<a href="#L{first}-L{last}">lines {first}–{last}</a>)</li>')
+    index_href = llmfs_links.relative(page, app.config.root_doc + app.builder.out_suffix)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width,initial-scale=1">
+<title>{html.escape(relpath)} · {html.escape(app.config.project)}</title>
+<link rel="stylesheet" href="{static}/pygments.css">
+<link rel="stylesheet" href="{static}/llmfs-code.css">
+</head><body>
+<header><p><a href="{html.escape(index_href)}">{html.escape(app.config.project)}</a> · source</p>
+<h1>{html.escape(relpath)}</h1>
+<nav aria-label="Shown in"><p>Shown in the book:</p><ul>{''.join(back)}</ul></nav></header>
+<main class="highlight"><table class="llmfs-source"><tbody>{rows}</tbody></table></main>
+<script src="{static}/llmfs-code.js"></script>
+</body></html>
+"""
+
+
+def _resolved(app, doctree, docname):
+    """Listings and outputs as linked HTML; inline code that names an API entity, a link."""
+    if app.builder.format != "html":
+        return
+    index = getattr(app, "llmfs_api_index", None)
+
+    def link(target):
+        return llmfs_links.uri(app.builder, docname, target)
+
+    for block in list(doctree.findall(nodes.literal_block)):
+        wrapper = block.parent
+        if "llmfs-code" not in block.get("classes", []) or not isinstance(wrapper, nodes.container):
+            continue
+        if "llmfs-demo-output" in wrapper["classes"]:
+            block.replace_self(nodes.raw("", llmfs_links.output_html(block.astext()), format="html"))
+        elif "llmfs-region" in wrapper["classes"]:
+            code = llmfs_links.listing_html(block.astext(), block["language"], index, link,
+                                            wrapper.get("llmfs_context", "llmfs"))
+            block.replace_self(nodes.raw("", code, format="html"))
+    if index and not docname.startswith(app.config.llmfs_api_dir + "/"):
+        llmfs_links.link_prose(doctree, docname, index, app.builder)
+    if getattr(app, "llmfs_course", None):
+        llmfs_course.link(doctree, docname, app.llmfs_course, app.env.found_docs, app.builder)
+
+
+def _assets_for_print(app):
+    # singlehtml renders every document into index: MathJax must be on it although the
+    # index document itself has no formula.
+    if app.builder.name == "singlehtml":
+        app.set_html_assets_policy("always")
+
+
+def _read_course(app):
+    index = Path(app.srcdir) / f"{app.config.root_doc}.md"
+    try:
+        app.llmfs_course = llmfs_course.read_index(index) if index.is_file() else []
+    except ValueError as error:
+        raise ExtensionError(str(error))
+
+
+def _check_mentions(app, doctree):
+    parts = getattr(app, "llmfs_course", [])
+    if not parts:
+        return
+    docname = app.env.docname
+    if app.config.llmfs_api_dir and docname.startswith(app.config.llmfs_api_dir + "/"):
+        return  # Doxygen comments name the chapter a declaration comes from; they link, unchecked
+    source = None
+    for line, mention, message in llmfs_course.check(doctree, docname, parts, app.env.found_docs):
+        # The paragraph's line, moved to the line that holds the mention itself.
+        if source is None:
+            source = Path(app.env.doc2path(docname)).read_text(encoding="utf-8").split("\n")
+        first = mention.split()[0]
+        for n in range(max((line or 1) - 1, 0), len(source)):
+            if mention in source[n] or (first in source[n] and mention.split()[1] in source[n]):
+                line = n + 1
+                break
+        _record_error(app.env, docname)
+        logger.error(message, location=(docname, line))
+
+
+def _sidebar(app, pagename, templatename, context, doctree):
+    parts = getattr(app, "llmfs_course", [])
+    if parts and "furo_navigation_tree" in context:
+        context["furo_navigation_tree"] = llmfs_course.sidebar(
+            context["furo_navigation_tree"], parts, app.env.found_docs, pagename, context["pathto"])
+
+
+def _index_api(app, env):
+    app.llmfs_api_index = llmfs_links.ApiIndex(env.get_domain("cpp").get_objects())
+    return []
 
 
 def _finished(app, exception):
@@ -455,18 +696,37 @@ def _finished(app, exception):
     if errors:
         where = ", ".join(f"{app.env.doc2path(d, base=False)} ({n})" for d, n in sorted(errors.items()))
         raise ExtensionError(f"the book has errors in: {where}; see the ERROR lines above")
-    if app.builder.format != "html":
+    if app.builder.format != "html" or app.builder.name == "singlehtml":
         return
     root = _root(env)
-    files = set().union(*env.__dict__.get("llmfs_code_files", {}).values()) if env.__dict__.get("llmfs_code_files") else set()
+    shown: dict[str, list] = {}
+    for docname, spans in sorted(env.__dict__.get("llmfs_code_spans", {}).items()):
+        for relpath, first, last, anchor, what in spans:
+            shown.setdefault(relpath, []).append((docname, first, last, anchor, what))
     out = Path(app.outdir) / CODE_DIR
-    for relpath in sorted(files):
+    for relpath in sorted(shown):
         page = out / f"{relpath}.html"
-        content = _code_page(relpath, (root / relpath).read_text(encoding="utf-8"))
+        content = _code_page(app, relpath, (root / relpath).read_text(encoding="utf-8"), shown[relpath])
         if page.is_file() and page.read_text(encoding="utf-8") == content:
             continue
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(content, encoding="utf-8")
+
+
+def _book_cpp_domain():
+    """Sphinx's C++ domain, with parameters kept out of the search index (priority -1):
+    they flooded results ("multi-head" gave 98, the first six for "RoPE" were parameters)."""
+    from sphinx.domains.cpp import CPPDomain
+
+    class BookCPPDomain(CPPDomain):
+        def get_objects(self):
+            for entry in super().get_objects():
+                if entry[2] in ("functionParam", "templateParam"):
+                    yield (*entry[:5], -1)
+                else:
+                    yield entry
+
+    return BookCPPDomain
 
 
 def setup(app):
@@ -474,14 +734,26 @@ def setup(app):
     app.add_config_value("llmfs_diagrams_dir", str(Path(__file__).resolve().parent / "diagrams"), "env")
     app.add_config_value("llmfs_mathjax_source", "/usr/share/javascript/mathjax", "html")
     app.add_config_value("llmfs_stage_mathjax", True, "html")
+    app.add_config_value("llmfs_normalize_css", "/usr/share/javascript/normalize.css/normalize.css", "html")
+    app.add_config_value("llmfs_api_dir", "", "env")
+    app.add_domain(_book_cpp_domain(), override=True)
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
-    app.add_directive("course-parts", CoursePartsDirective)
+    app.add_directive("course", CourseDirective)
     app.add_directive("api-reference", ApiReferenceDirective)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("env-get-outdated", _outdated)
     app.connect("builder-inited", lambda a: _stage_mathjax(a) if a.config.llmfs_stage_mathjax and a.builder.format == "html" else None)
+    app.connect("builder-inited", lambda a: _stage_theme(a) if a.builder.format == "html" else None)
+    app.connect("config-inited", _configure_api)
+    app.connect("builder-inited", _generate_api)
+    app.connect("env-updated", _index_api)
+    app.connect("builder-inited", _read_course)
+    app.connect("builder-inited", _assets_for_print)
+    app.connect("doctree-read", _check_mentions)
+    app.connect("html-page-context", _sidebar, priority=600)
+    app.connect("doctree-resolved", _resolved)
     app.connect("build-finished", _finished)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True, "env_version": 1}

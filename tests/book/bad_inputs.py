@@ -11,6 +11,7 @@ checks (book_checks.py) get their own broken inputs at the end.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -32,6 +33,7 @@ nitpicky = True
 llmfs_repo_root = {{root!r}}
 llmfs_diagrams_dir = {{root!r}} + "/diagrams"
 llmfs_stage_mathjax = False
+html_theme = "basic"
 """
 
 GOOD_SOURCE = """\
@@ -53,17 +55,20 @@ SNIPPET_GOLDEN = "config=tiny\ninput=shape:[1] values:[1.000000]\noutput=shape:[
 SNIPPET_TRACE = "STEP|name=double|input=1.000000|output=2.000000\nSTEP|name=again|input=2.000000|output=4.000000\n"
 RENDERER = """\
 from html import escape
+TITLE = "Doubling, step by step"
 def render(records):
     rows = "".join(f"<li>{escape(r.fields['name'])}: {escape(r.fields['output'])}</li>" for r in records)
     text = "\\n".join(f"{r.fields['name']} gives {r.fields['output']}" for r in records)
     return f'<ul class="llmfs-flow">{rows}</ul>', text
 """
+UNTITLED_RENDERER = RENDERER.replace('TITLE = "Doubling, step by step"\n', "")
 BROKEN_RENDERER = """\
 def render(records):
     total = 0
     for r in records:
         total += r.fields['missing-key']
     return "x", "y"
+TITLE = "Broken"
 """
 
 
@@ -171,6 +176,17 @@ CASES = [
     ("trace-diagram whose renderer fails",
      {**chapter("```{trace-diagram} ch99-tiny\n```\n"), "diagrams/ch99.py": BROKEN_RENDERER},
      ["index.md:5", "diagrams/ch99.py:4: render() failed on snippets/ch99-tiny/trace.txt: KeyError"]),
+    ("trace-diagram without a title (no :caption:, no TITLE)",
+     {**chapter("```{trace-diagram} ch99-tiny\n```\n"), "diagrams/ch99.py": UNTITLED_RENDERER},
+     ["index.md:5", "diagrams/ch99.py: the figure has no title"]),
+    ("mention of a chapter that is not written, not marked 'to come'",
+     {**chapter("```{course}\n# Part\n01 One\n02 Two\n```\n\nAs chapter 2 will show, text.\n"),
+      "chapters/01-one.md": "# One\n\nText.\n\nChapter 2 builds on this.\n"},
+     ["01-one.md:5", "'Chapter 2': not written yet (2 Two)"]),
+    ("mention of a chapter outside the course",
+     {**chapter("```{course}\n# Part\n01 One\n```\n"),
+      "chapters/01-one.md": "# One\n\nText.\n\nSee chapter 7 (to come).\n"},
+     ["01-one.md:5", "'chapter 7': there is no chapter 7 in the course"]),
     ("trace-diagram without a renderer",
      {**chapter("```{trace-diagram} ch99-tiny\n```\n"), "snippets/ch97-norender/trace.txt": SNIPPET_TRACE,
       "chapters/index.md": "# Tiny book\n\nSome text.\n\n```{trace-diagram} ch97-norender\n```\n"},
@@ -178,19 +194,48 @@ CASES = [
 ]
 
 
+def navigation_case() -> list[str]:
+    """Previous/next follow the course: 00's Next is 01 once 01 exists, else the next written."""
+    problems = []
+    course = "```{course}\n# Part\n00 Zero\n01 One\n02 Two\n27 Late\n```\n"
+    docs = {"chapters/index.md": "# Tiny book\n\n" + course, "chapters/00-zero.md": "# Zero\n\nText.\n",
+            "chapters/27-late.md": "# Late\n\nText.\n"}
+    for with_one, expected in [(False, "27-late.html"), (True, "01-one.html")]:
+        files = {**docs, **({"chapters/01-one.md": "# One\n\nText.\n"} if with_one else {})}
+        code, output, tmp = build(files, builder="html")
+        page = (tmp / "out" / "00-zero.html").read_text(encoding="utf-8") if code == 0 else ""
+        shutil.rmtree(tmp, ignore_errors=True)
+        m = re.search(r'<link rel="next" title="[^"]*" href="([^"]+)"', page)
+        found = m[1] if m else None
+        if code != 0 or found != expected:
+            problems.append(f"navigation ({'with' if with_one else 'without'} chapter 1): 00's next is {found}, "
+                            f"want {expected} (exit {code})\n{output[-1500:]}")
+        else:
+            print(f"ok    navigation {'with' if with_one else 'without'} chapter 1: 00's Next is {found}")
+    return problems
+
+
 def good_case() -> list[str]:
     body = ("```{region} src/demo/good.cpp#outer\n:caption: \"Doubling: the `twice` function\"\n```\n\n"
-            "```{demo-output} ch99-tiny\n:keys: out*\n```\n\n```{trace-diagram} ch99-tiny\n```\n")
-    code, output, tmp = build(chapter(body), builder="html")
+            "```{demo-output} ch99-tiny\n:keys: out*\n```\n\n```{trace-diagram} ch99-tiny\n```\n\n"
+            "```{course}\n# Part one\n01 The first\n02 The second\n```\n\n"
+            "Chapter 1 is written; chapter 2 (to come) is not.\n")
+    code, output, tmp = build({**chapter(body), "chapters/01-first.md": "# The first\n\nText.\n"}, builder="html")
+    if "--show" in sys.argv:
+        print((tmp / "out" / "index.html").read_text(encoding="utf-8"))
     if code != 0:
         return [f"good tiny book failed to build (exit {code}):\n{output}"]
     page = (tmp / "out" / "index.html").read_text(encoding="utf-8")
     has_copy = (tmp / "out" / "_code" / "src" / "demo" / "good.cpp.html").is_file()
     shutil.rmtree(tmp, ignore_errors=True)
     problems = []
-    for expected in ["twice", "src/demo/good.cpp#outer</span></code> · lines 5–10", "_code/src/demo/good.cpp.html#L5",
-                     "output=shape:[1] values:[2.000000]", "Read this diagram as text",
-                     "double gives 2.000000", 'class="llmfs-flow"']:
+    for expected in ["twice", "src/demo/good.cpp#outer</span></code> · lines 5–10", "_code/src/demo/good.cpp.html#L5-L10",
+                     "Read this diagram as text",
+                     "double gives 2.000000", 'class="llmfs-flow"', "Doubling, step by step",
+                     '<a class="llmfs-chapter-ref reference internal" href="01-first.html">Chapter 1</a>',
+                     "2 · The second", '<span class="llmfs-badge">to come</span>',
+                     '<span class="llmfs-field"><span class="llmfs-key">output=</span>shape:[1]</span>',
+                     '<span class="llmfs-line">']:
         if expected not in page:
             problems.append(f"good tiny book: {expected!r} missing from index.html")
     for unexpected in ["region: inner", "endregion", "config=tiny"]:
@@ -235,7 +280,7 @@ def static_cases() -> list[str]:
 
 
 def main() -> int:
-    failures = good_case()
+    failures = good_case() + navigation_case()
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda case: build_and_clean(case[1]), CASES))
     for (name, files, expected), (code, output) in zip(CASES, results):

@@ -1,39 +1,50 @@
 #!/usr/bin/python3
-"""Open every rendered page in headless Chromium with no network; check math, diagrams, links.
+"""Open every rendered page in headless Chromium with no network; measure what a reader sees.
 
     browser_check.py HTML_DIR            the browser check (label `browser`)
-    browser_check.py --offline HTML_DIR  only the static scan for remote URLs (label `book`)
+    browser_check.py --offline HTML_DIR  only the static scans (label `book`)
 
-Browser check, per chapter page: Chromium runs inside `unshare -n` (a network namespace
-with no interfaces, so nothing remote could load even if referenced), `--dump-dom` after
-`--virtual-time-budget` lets MathJax finish. Then:
-  - every formula Sphinx emitted (`class="math"` spans and divs) was typeset by the local
-    MathJax: as many MathJax script elements as formulas, as many rendered CommonHTML
-    elements, no MathJax error, no raw TeX delimiters left in the text;
-  - MathJax was loaded from _static/mathjax (a local path);
-  - a page whose HTML has a trace diagram still has it, with its text alternative.
-Static scan, every .html and .css file: no remote URL (http:, https:, protocol-relative)
+Static scans, every .html and .css file: no remote URL (http:, https:, protocol-relative)
 in src, href, srcset, poster, data, action or CSS url(), except <a href> links to the
-primary sources listed in ALLOWED_LINK_HOSTS (papers a chapter cites; following them
-is the reader's choice and loads nothing into the page).
-If Chromium or unshare is missing or fails, the check FAILS: it never skips silently.
+primary sources in ALLOWED_LINK_HOSTS; and every internal link resolves (the file exists,
+and so does the #id in it).
+
+Browser check: one Chromium inside `unshare -n` (a network namespace with no interfaces),
+driven over the DevTools protocol (cdp.py, a stdlib client on --remote-debugging-pipe);
+measure.js runs in each page. Every page (chapters, reference and API pages, index, search,
+general index, print view) and every source view under _code/ must load with no console
+error, no uncaught exception and no failed request. On every book page:
+  - math: every formula typeset by the local MathJax, no MathJax error, no raw TeX;
+  - the theme's script ran (no `no-js`), a theme toggle is visible; figures have titles;
+  - at 1280 px: no listing or demo output scrolls sideways, the page does not, the copy
+    button covers no text; WCAG contrast >= 4.5:1 for code, output, diagram, caption and
+    prose text and the copy icon, light and with the OS dark preference (which must give a
+    dark page with light text and no light boxes);
+  - at 390 px: the page does not scroll sideways, demo outputs wrap with a continuation
+    mark on every wrapped row, caption text is at least 12 px and stays in the column;
+  - printed (print media, 700 px of A4): no code cut off, no copy buttons.
+Then: the theme toggle cycles to a dark and a light page; chapter 30's tall diagram is
+compact and opens whole with one click; a listing's source link opens a highlighted view
+with exactly its span marked and a link back to the chapter (contrast light and dark);
+search finds "softmax", "RoPE", "multi-head" offline, with excerpts and a chapter first.
+A table of per-page numbers is printed. If Chromium or unshare is missing or fails, the
+check FAILS: it never skips silently.
 """
 
 from __future__ import annotations
 
 import html.parser
+import json
+import time
 import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 # Citations only: a chapter's History section may link the paper it cites.
 ALLOWED_LINK_HOSTS = {"arxiv.org", "doi.org", "aclanthology.org", "proceedings.neurips.cc", "papers.nips.cc",
                       "openreview.net", "jmlr.org", "www.jmlr.org", "proceedings.mlr.press", "pytorch.org"}
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--no-first-run", "--virtual-time-budget=10000", "--dump-dom"]
 REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 URL_ATTRS = {"src", "href", "srcset", "poster", "data", "action", "xlink:href"}
 
@@ -120,49 +131,307 @@ def offline_problems(html_dir: Path) -> list[str]:
     return problems
 
 
-def chapter_pages(html_dir: Path) -> list[Path]:
-    pages = [p for p in sorted(html_dir.glob("*.html")) if p.name not in ("genindex.html", "search.html")]
-    pages += sorted((html_dir / "reference").glob("*.html"))
+def link_problems(html_dir: Path) -> tuple[list[str], int]:
+    """Every internal link of every page: the file exists and so does the #anchor in it."""
+    ids: dict[Path, set[str]] = {}
+    pages = sorted(html_dir.rglob("*.html"))
+
+    def ids_of(path: Path) -> set[str]:
+        if path not in ids:
+            text = path.read_text(encoding="utf-8", errors="replace")
+            ids[path] = set(re.findall(r'\bid="([^"]+)"', text)) | set(re.findall(r'\bname="([^"]+)"', text))
+        return ids[path]
+
+    problems, count = [], 0
+    for page in pages:
+        rel = page.relative_to(html_dir)
+        for tag, attribute, value, line in scan(page.read_text(encoding="utf-8", errors="replace")).urls:
+            if tag != "a" or attribute != "href" or REMOTE.match(value) or value.startswith(("mailto:", "javascript:")):
+                continue
+            target, _, anchor = value.partition("#")
+            path = (page.parent / target).resolve() if target else page
+            count += 1
+            if "?" in target:
+                continue
+            if not path.is_file():
+                problems.append(f"{rel}:{line}: link to {value}: no such file")
+            elif anchor and path.suffix == ".html" and anchor not in ids_of(path) and not (
+                    path.parent.name != "" and "_code" in path.parts and re.fullmatch(r"L\d+(-L\d+)?", anchor)):
+                problems.append(f"{rel}:{line}: link to {value}: no id '{anchor}' in {path.relative_to(html_dir)}")
+    return problems, count
+
+
+def book_pages(html_dir: Path) -> list[Path]:
+    pages = [p for p in sorted(html_dir.glob("*.html"))]
+    pages += sorted((html_dir / "reference").rglob("*.html"))
     return pages
 
 
-def dump_dom(page: Path, chromium: str) -> str:
-    with tempfile.TemporaryDirectory(prefix="llmfs-chromium-") as profile:
-        command = ["unshare", "-n", chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", page.as_uri()]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=120)
-    if result.returncode != 0 or "<html" not in result.stdout:
-        raise RuntimeError(f"chromium failed on {page} (exit {result.returncode}):\n{result.stderr[-2000:]}")
-    return result.stdout
+def chapter_like(rel: str) -> bool:
+    return not rel.startswith(("_code/", "genindex", "search", "reference/api")) and rel != "print.html"
 
 
-def check_page(html_dir: Path, page: Path, chromium: str) -> tuple[list[str], str]:
-    problems: list[str] = []
-    rel = page.relative_to(html_dir)
-    static = scan(page.read_text(encoding="utf-8"))
-    try:
-        dom = scan(dump_dom(page, chromium))
-    except (RuntimeError, subprocess.TimeoutExpired) as error:
-        return [f"{rel}: {error}"], ""
+_MEASURE = (Path(__file__).with_name("measure.js")).read_text(encoding="utf-8")
+
+
+def measure(contrast: bool = False, text: bool = False) -> str:
+    return _MEASURE.replace("__OPTIONS__", json.dumps({"contrast": contrast, "text": text}))
+
+
+MEASURE = measure()
+MIN_CONTRAST = 4.5  # WCAG AA for text; applied to the copy icon too
+WIDE, PHONE, PAPER = 1280, 390, 700  # PAPER: the text width of A4 with 15 mm margins, in CSS px
+MATH_DONE = ("!document.querySelector('span.math, div.math') || (window.MathJax && MathJax.isReady && "
+             "MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0 && "
+             "document.querySelectorAll('script[type^=\"math/tex\"]').length >= "
+             "document.querySelectorAll('span.math, div.math').length)")
+
+
+class Report:
+    def __init__(self):
+        self.problems: list[str] = []
+        self.rows: list[str] = []
+        self.timings: list[tuple[float, str]] = []
+
+    def fail(self, message: str):
+        self.problems.append(message)
+
+    def expect(self, condition: bool, message: str):
+        if not condition:
+            self.fail(message)
+
+
+def _contrast_failures(report, rel, mode, measured):
+    for group, data in measured["contrast"].items():
+        if data["min"] < MIN_CONTRAST:
+            report.fail(f"{rel} [{mode}]: {group} text contrast {data['min']}:1 < {MIN_CONTRAST}:1, e.g. "
+                        + "; ".join(data["worst"]))
+
+
+def check_print_page(report, page, html_dir, rel):
+    """print.html: loads cleanly, every chapter in it, no copy buttons, code not cut off."""
+    page.viewport(WIDE)
+    page.media("", dark=False)
+    page.goto((html_dir / rel).as_uri())
+    page.wait_for("document.readyState === 'complete'")
+    static = scan((html_dir / rel).read_text(encoding="utf-8"))
+    report.expect(any("_static/mathjax/MathJax.js" in s and not REMOTE.match(s) for s in static.scripts_src),
+                  f"{rel}: MathJax is not loaded from the local _static/mathjax/MathJax.js")
+    chapters = [str(p.relative_to(html_dir))[:-5] for p in book_pages(html_dir) if chapter_like(str(p.relative_to(html_dir)))]
+    present = page.evaluate("[...document.querySelectorAll('[id^=\"document-\"]')].map(e => e.id.slice(9))")
+    missing = [c for c in chapters if c not in present and c != "index"]  # the root is the page itself
+    report.expect(not missing, f"{rel}: chapters missing from the print view: {missing}")
+    screen = page.evaluate(MEASURE)
+    report.expect(screen["copyButtons"] == 0, f"{rel}: {screen['copyButtons']} copy buttons on the print view")
+    page.media("print")
+    page.viewport(PAPER, 1000)
+    printed = page.evaluate(MEASURE)
+    report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
+    report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
+    page.media("")
+    for problem in page.problems:
+        report.fail(f"{rel}: {problem}")
+    report.rows.append(f"{rel}: {len(present)} documents, {printed['listings']}+{printed['outputs']} listings+outputs, "
+                       f"print: {len(printed['allPreOverflow'])} cut off, {printed['copyButtons']} copy buttons")
+
+
+def check_book_page(report, page, html_dir, rel) -> dict:
+    """One load at 1280 px (light), then the same page in OS dark, at 390 px, and as print."""
+    page.viewport(WIDE)
+    page.media("", dark=False)
+    page.goto((html_dir / rel).as_uri())
+    if not page.wait_for(MATH_DONE, timeout=60):
+        report.fail(f"{rel}: MathJax did not finish within 60 s")
+    page.wait_for("document.readyState === 'complete'")
+    errors = list(page.problems)
+    for problem in errors:
+        report.fail(f"{rel}: {problem}")
+    wide = page.evaluate(measure(contrast=True, text=True))
+    source = (html_dir / rel).read_text(encoding="utf-8")
+    static = scan(source)
+    # Math: every formula Sphinx emitted was typeset by the local MathJax.
     if static.math:
-        if not any("_static/mathjax/MathJax.js" in s and not REMOTE.match(s) for s in static.scripts_src):
-            problems.append(f"{rel}: MathJax is not loaded from the local _static/mathjax/MathJax.js")
-        if dom.mathjax_scripts != static.math:
-            problems.append(f"{rel}: {static.math} formulas in the HTML but MathJax typeset "
-                            f"{dom.mathjax_scripts} (local MathJax did not run, or skipped some)")
-        if dom.mathjax_rendered < static.math:
-            problems.append(f"{rel}: only {dom.mathjax_rendered} of {static.math} formulas rendered as CommonHTML")
-    if dom.mathjax_errors:
-        problems.append(f"{rel}: {dom.mathjax_errors} MathJax error(s) (bad TeX)")
-    visible = "".join(dom.text)
+        report.expect(any("_static/mathjax/MathJax.js" in s and not REMOTE.match(s) for s in static.scripts_src),
+                      f"{rel}: MathJax is not loaded from the local _static/mathjax/MathJax.js")
+        report.expect(wide["mathScripts"] == static.math,
+                      f"{rel}: {static.math} formulas in the HTML but MathJax typeset {wide['mathScripts']}")
+        report.expect(wide["mathRendered"] >= static.math,
+                      f"{rel}: only {wide['mathRendered']} of {static.math} formulas rendered as CommonHTML")
+    report.expect(not wide["mathErrors"], f"{rel}: {wide['mathErrors']} MathJax error(s) (bad TeX)")
     for delimiter in ("\\(", "\\[", "$$", "\\begin{"):
-        if delimiter in visible:
-            i = visible.index(delimiter)
-            problems.append(f"{rel}: raw TeX left in the page: {visible[max(0, i - 40):i + 40]!r}")
+        if delimiter in wide["text"]:
+            i = wide["text"].index(delimiter)
+            report.fail(f"{rel}: raw TeX left in the page: {wide['text'][max(0, i - 40):i + 40]!r}")
             break
-    if static.diagrams and (dom.diagrams != static.diagrams or dom.diagram_text != static.diagrams):
-        problems.append(f"{rel}: {static.diagrams} diagram(s) in the HTML, {dom.diagrams} in the browser's DOM "
-                        f"with {dom.diagram_text} text alternative(s)")
-    return problems, f"ok    {rel}: {static.math} formulas typeset, {static.diagrams} diagram(s)"
+    if static.diagrams:
+        report.expect(len(wide["diagrams"]) == static.diagrams == static.diagram_text,
+                      f"{rel}: {static.diagrams} diagram(s) in the HTML, {len(wide['diagrams'])} in the browser, "
+                      f"{static.diagram_text} text alternative(s)")
+        for d in wide["diagrams"]:
+            report.expect(len(d["title"]) >= 10, f"{rel}: a figure without a title ({d})")
+    report.expect(not wide["noJs"], f"{rel}: <html class='no-js'> stayed: the theme's script did not run")
+    report.expect(wide["theme"]["toggles"] >= 1, f"{rel}: no visible theme toggle")
+    report.expect(not wide["listingOverflow"], f"{rel} [1280 px]: listings scroll sideways: {wide['listingOverflow']}")
+    report.expect(not wide["outputOverflow"], f"{rel} [1280 px]: demo outputs scroll sideways: {wide['outputOverflow']}")
+    report.expect(wide["pageOverflow"] <= 0, f"{rel} [1280 px]: the page scrolls sideways by {wide['pageOverflow']} px")
+    report.expect(not wide["covered"], f"{rel} [1280 px]: the copy button covers text: {wide['covered'][:3]}")
+    report.expect(not wide["badCopy"], f"{rel}: copied demo output would contain continuation marks")
+    _contrast_failures(report, rel, "light", wide)
+    if "src/llmfs/" in source and 'class="llmfs-region' in source and 'llmfs-region' in source:
+        shows_library = re.search(r'_code/src/llmfs/[^"]+\.(?:c|h)pp\.html', source)
+        if shows_library:
+            report.expect(wide["apiLinks"] > 0, f"{rel}: listings of src/llmfs show no identifier linked to the API")
+
+    page.media("", dark=True)
+    dark = page.evaluate(measure(contrast=True))
+    bg, ink = dark["theme"]["bg"], dark["theme"]["ink"]
+    report.expect(bg is not None and sum(bg[:3]) < 3 * 60,
+                  f"{rel} [OS dark]: the page background stays light ({bg}): the dark preference is ignored")
+    report.expect(ink is not None and sum(ink[:3]) > 3 * 150, f"{rel} [OS dark]: body text is not light ({ink})")
+    report.expect(dark["lightBoxCount"] == 0,
+                  f"{rel} [OS dark]: {dark['lightBoxCount']} light boxes on the dark page, e.g. {dark['lightBoxes']}")
+    _contrast_failures(report, rel, "OS dark", dark)
+
+    page.media("", dark=False)
+    page.viewport(PHONE, 800, mobile=True)
+    phone = page.evaluate(MEASURE)
+    report.expect(phone["pageOverflow"] <= 0, f"{rel} [390 px]: the page scrolls sideways by {phone['pageOverflow']} px")
+    report.expect(not phone["outputOverflow"], f"{rel} [390 px]: demo outputs scroll sideways: {phone['outputOverflow']}")
+    report.expect(not phone["unmarked"], f"{rel} [390 px]: {phone['unmarked']} wrapped output lines without a continuation mark")
+    report.expect(not phone["smallCaption"], f"{rel} [390 px]: caption text under 12 px: {phone['smallCaption'][:3]}")
+    report.expect(not phone["captionOverflow"], f"{rel} [390 px]: captions run past the column: {phone['captionOverflow'][:3]}")
+    report.expect(not phone["covered"], f"{rel} [390 px]: the copy button covers text: {phone['covered'][:3]}")
+
+    page.media("print")
+    page.viewport(PAPER, 1000)
+    printed = page.evaluate(MEASURE)
+    report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
+    report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
+    page.media("")
+
+    c = lambda m, g: m["contrast"].get(g, {}).get("min", "-")
+    report.rows.append(
+        f"{rel:42} {wide['listings']:>3}+{wide['outputs']:<3} "
+        f"1280: {len(wide['listingOverflow'])}/{len(wide['outputOverflow'])} page {max(wide['pageOverflow'], 0)}  "
+        f"390: {len(phone['listingOverflow'])}/{len(phone['outputOverflow'])} page {max(phone['pageOverflow'], 0)} "
+        f"wrapped {phone['wrapped']}  print: {len(printed['allPreOverflow'])}  "
+        f"links {wide['apiLinks']}+{wide['proseApiLinks']}  "
+        f"contrast light code {c(wide, 'code')} out {c(wide, 'output')} diagram {c(wide, 'diagram')} "
+        f"copy {c(wide, 'copy')} / dark code {c(dark, 'code')} out {c(dark, 'output')} diagram {c(dark, 'diagram')} "
+        f"copy {c(dark, 'copy')} prose {c(wide, 'prose')}/{c(dark, 'prose')} caption {c(wide, 'caption')}/{c(dark, 'caption')}")
+    return wide
+
+
+def check_toggle(report, page, html_dir, rel):
+    """The theme toggle is visible and cycles to a dark and a light page."""
+    page.viewport(WIDE)
+    page.media("", dark=False)
+    page.goto((html_dir / rel).as_uri())
+    page.evaluate("localStorage.removeItem('theme'), 0")
+    seen = []
+    for _ in range(3):
+        clicked = page.evaluate("(() => { const b = [...document.querySelectorAll('.theme-toggle')]"
+                                ".find(b => b.getClientRects().length && b.offsetWidth > 0); if (!b) return false;"
+                                " b.click(); return true; })()")
+        if not clicked:
+            report.fail(f"{rel}: no visible theme toggle to click")
+            return
+        state = page.evaluate("[document.body.dataset.theme, getComputedStyle(document.body).backgroundColor]")
+        seen.append(state)
+    themes = {t for t, _ in seen}
+    dark_bg = [bg for t, bg in seen if t == "dark"]
+    light_bg = [bg for t, bg in seen if t == "light"]
+    report.expect({"dark", "light"} <= themes, f"{rel}: the toggle did not reach both dark and light: {seen}")
+    report.expect(all(bg != "rgb(255, 255, 255)" for bg in dark_bg) and dark_bg,
+                  f"{rel}: the toggle's dark theme keeps a white page: {seen}")
+    report.expect(all(bg == "rgb(255, 255, 255)" for bg in light_bg) and light_bg,
+                  f"{rel}: the toggle's light theme is not white: {seen}")
+    page.evaluate("localStorage.removeItem('theme'), 0")
+    report.rows.append(f"theme toggle on {rel}: {' -> '.join(t for t, _ in seen)}")
+
+
+def check_tall_diagram(report, page, html_dir, rel):
+    page.viewport(WIDE)
+    page.goto((html_dir / rel).as_uri())
+    page.wait_for(MATH_DONE, timeout=60)
+    before = page.evaluate(MEASURE)["diagrams"]
+    tall = [d for d in before if d["full"] > 1500]
+    report.expect(bool(tall), f"{rel}: expected a diagram taller than 1500 px to test ({before})")
+    for d in tall:
+        report.expect(d["height"] <= 600 and d["button"],
+                      f"{rel}: a {d['full']} px diagram is not compact on the page ({d})")
+    page.evaluate("document.querySelector('button.llmfs-expand').click(), 0")
+    after = page.evaluate(MEASURE)["diagrams"]
+    opened = [d for d in after if d["full"] > 1500]
+    report.expect(all(d["height"] >= d["full"] - 2 for d in opened),
+                  f"{rel}: 'Show the whole diagram' did not show it whole ({opened})")
+    report.rows.append(f"tall diagram on {rel}: {[(d['full'], d['height']) for d in tall]} px (whole, compact); "
+                       f"opened: {[d['height'] for d in opened]} px")
+
+
+def check_source_view(report, page, html_dir, rel):
+    """A listing's source link: highlighted, the whole span marked, a link back to the chapter."""
+    page.viewport(WIDE)
+    page.goto((html_dir / rel).as_uri())
+    href = page.evaluate("(() => { const links = [...document.querySelectorAll('.llmfs-region a.llmfs-source-link')];"
+                         " const a = links.find(a => a.href.includes('/_code/src/llmfs/')) || links[0];"
+                         " return a ? a.href : null; })()")
+    if not href:
+        report.fail(f"{rel}: no listing source link")
+        return
+    m = re.search(r"#L(\d+)-L(\d+)$", href)
+    report.expect(bool(m), f"{rel}: the source link {href} does not name a span #La-Lb")
+    page.goto(href)
+    for problem in page.problems:
+        report.fail(f"{href}: {problem}")
+    data = page.evaluate("(() => ({marked: [...document.querySelectorAll('tr.llmfs-marked')].map(r => r.id),"
+                         " tokens: document.querySelectorAll('td.llmfs-src span[class]').length,"
+                         " api: document.querySelectorAll('td.llmfs-src a.llmfs-api').length,"
+                         " back: [...document.querySelectorAll('nav a')].map(a => a.href),"
+                         " top: document.getElementById(location.hash.slice(1).split('-')[0])?.getBoundingClientRect().top}))()")
+    if m:
+        first, last = int(m[1]), int(m[2])
+        want = [f"L{n}" for n in range(first, last + 1)]
+        report.expect(data["marked"] == want, f"{href}: marked {len(data['marked'])} rows, want lines {first}-{last}")
+        report.expect(data["top"] is not None and abs(data["top"]) < 5, f"{href}: line {first} is not scrolled into view")
+    report.expect(data["tokens"] > 20, f"{href}: the source view is not highlighted ({data['tokens']} tokens)")
+    light = page.evaluate(measure(contrast=True))
+    page.media("", dark=True)
+    dark = page.evaluate(measure(contrast=True))
+    page.media("")
+    short = href.split("/_code/")[1]
+    _contrast_failures(report, short, "light", light)
+    _contrast_failures(report, short, "OS dark", dark)
+    report.expect(dark["theme"]["bg"] is not None and sum(dark["theme"]["bg"][:3]) < 3 * 60,
+                  f"{short} [OS dark]: the source view stays light")
+    chapter = (html_dir / rel).as_uri()
+    report.expect(any(b.startswith(chapter + "#") for b in data["back"]),
+                  f"{href}: no link back to {rel} (links: {data['back'][:3]})")
+    report.rows.append(f"source view {short}: {len(data['marked'])} rows marked, {data['tokens']} highlighted "
+                       f"tokens, {data['api']} API links, {len(data['back'])} back links; contrast code "
+                       f"{light['contrast'].get('code', {}).get('min')} light / {dark['contrast'].get('code', {}).get('min')} dark")
+
+
+def check_search(report, page, html_dir):
+    """Offline search: results with excerpts, chapters ranked above API parameters."""
+    page.viewport(WIDE)
+    for term in ("softmax", "RoPE", "multi-head"):
+        page.goto((html_dir / "search.html").as_uri() + f"?q={term}")
+        done = page.wait_for("document.querySelector('#search-results > p')?.textContent.includes('found')", timeout=30)
+        report.expect(done, f"search '{term}': never finished")
+        data = page.evaluate("(() => { const items = [...document.querySelectorAll('#search-results ul.search > li')];"
+                             " return {n: items.length, first: items.slice(0, 5).map(li => li.querySelector('a').getAttribute('href')),"
+                             " excerpts: document.querySelectorAll('#search-results p.context').length}; })()")
+        page.wait_for("document.querySelectorAll('#search-results p.context').length > 0", timeout=5)
+        excerpts = page.evaluate("document.querySelectorAll('#search-results p.context').length")
+        for problem in page.problems:
+            report.fail(f"search.html?q={term}: {problem}")
+        report.expect(data["n"] > 0, f"search '{term}': no results")
+        report.expect(excerpts > 0, f"search '{term}': results without text excerpts")
+        first = data["first"][0] if data["first"] else ""
+        report.expect(bool(first) and not first.startswith("reference/api"),
+                      f"search '{term}': an API entry ranks first ({data['first']}), not a chapter")
+        report.rows.append(f"search '{term}': {data['n']} results, {excerpts} excerpts, top: {data['first'][:3]}")
 
 
 def browser_problems(html_dir: Path) -> tuple[list[str], list[str]]:
@@ -176,12 +445,42 @@ def browser_problems(html_dir: Path) -> tuple[list[str], list[str]]:
     if probe.returncode != 0:
         return [f"'unshare -n' failed (needs root or user namespaces): {probe.stderr.strip()}; "
                 "the browser check does not skip"], []
-    from concurrent.futures import ThreadPoolExecutor
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda page: check_page(html_dir, page, chromium), chapter_pages(html_dir)))
-    problems = [p for page_problems, _ in results for p in page_problems]
-    notes = [note for page_problems, note in results if not page_problems]
-    return problems, notes
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from cdp import Browser, CdpError
+
+    report = Report()
+    pages = [str(p.relative_to(html_dir)) for p in book_pages(html_dir)]
+    codes = sorted(str(p.relative_to(html_dir)) for p in (html_dir / "_code").rglob("*.html"))
+    with Browser(chromium) as browser:
+        page = browser.new_page()
+        try:
+            for rel in pages:
+                started = time.monotonic()
+                if rel == "print.html":
+                    check_print_page(report, page, html_dir, rel)
+                else:
+                    check_book_page(report, page, html_dir, rel)
+                report.timings.append((time.monotonic() - started, rel))
+            page.viewport(WIDE)
+            page.media("", dark=False)
+            for rel in codes:  # every source view: no console error, no failed request
+                page.goto((html_dir / rel).as_uri())
+                for problem in page.problems:
+                    report.fail(f"{rel}: {problem}")
+            chapters = [r for r in pages if chapter_like(r) and r != "index.html" and not r.startswith("reference/")]
+            if chapters:
+                check_toggle(report, page, html_dir, chapters[-1])
+                tall = next((r for r in chapters if r.startswith("30-")), None)
+                check_source_view(report, page, html_dir, tall or chapters[-1])
+                if tall:
+                    check_tall_diagram(report, page, html_dir, tall)
+            check_search(report, page, html_dir)
+        except CdpError as error:
+            report.fail(f"DevTools: {error}")
+    report.rows.insert(0, f"{len(pages)} book pages and {len(codes)} source views opened offline (unshare -n)")
+    slow = sorted(report.timings, reverse=True)[:4]
+    report.rows.append("slowest pages: " + ", ".join(f"{rel} {t:.1f} s" for t, rel in slow))
+    return report.problems, report.rows
 
 
 def main(argv: list[str]) -> int:
@@ -195,6 +494,9 @@ def main(argv: list[str]) -> int:
         print(f"{html_dir}/index.html does not exist: build the book first", file=sys.stderr)
         return 1
     problems = offline_problems(html_dir)
+    broken, links = link_problems(html_dir)
+    problems += broken
+    print(f"links: {links} internal links checked, {len(broken)} broken")
     if not offline_only:
         more, notes = browser_problems(html_dir)
         problems += more

@@ -8,6 +8,7 @@ Records (snippets/ch00-the-parts-of-an-llm/trace.txt):
 Everything drawn is read from the records; nothing is recomputed.
 """
 
+
 from html import escape
 
 from trace_records import TraceFormatError
@@ -63,3 +64,7 @@ def render(records):
              '<thead><tr><th scope="col">token</th><th scope="col">logit</th><th scope="col">probability</th>'
              '<th scope="col">bar</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
     return f'<div class="llmfs-flow">{"".join(boxes)}</div>{table}', "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'The parts of the toy model, and its choice of the next token'

@@ -17,6 +17,7 @@ currentColor so they follow light and dark mode, and every bar has its number pr
 beside it, so nothing depends on colour.
 """
 
+
 from __future__ import annotations
 
 from diagrams.common import bar, esc as _esc, items as _items, of_kind as _kind, pretty as _pretty, single as _single
@@ -121,3 +122,7 @@ def render(records):
                 f"{_pretty(additive['additive'])}, scaled dot-product scores {_pretty(additive['dot'])}.")
     parts.append("</div>")
     return "".join(parts), "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = "One scaled dot-product head on the fixture: scores, softmax weights and each token's mix of values"

@@ -16,6 +16,7 @@ currentColor instead of a bar, and by the shared classes llmfs-allowed / llmfs-b
 carries llmfs-highlight (bold outline). Nothing is told apart by colour alone.
 """
 
+
 from __future__ import annotations
 
 from diagrams.common import bar, esc as _esc, of_kind as _kind, pretty as _pretty, single as _single
@@ -120,3 +121,7 @@ def render(records):
                 f"{_pretty(leak['row0_after'])} ({leak['prefix']}).")
     parts.append("</div>")
     return "".join(parts), "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'Causal masking: which keys each query may see, the masked weights, and a prefix that does not change'

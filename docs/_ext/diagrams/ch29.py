@@ -21,6 +21,7 @@ angle written under it. A record without a field the diagram needs raises TraceF
 naming its line in trace.txt.
 """
 
+
 from __future__ import annotations
 
 import html
@@ -242,3 +243,7 @@ def render(records):
     parts.append("</div>")
 
     return "".join(parts), "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'RoPE: each pair of coordinates turned by its position, and scores that depend only on the gap'

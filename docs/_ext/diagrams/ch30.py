@@ -9,6 +9,7 @@ blocked keys and the allowed diagonal differ by tint, hatching and outline, and 
 carries a written tag, so nothing depends on colour alone.
 """
 
+
 from __future__ import annotations
 
 import html
@@ -352,3 +353,7 @@ def render(records):
     # Figures are centred by the theme; a diagram of tables reads better left-aligned.
     body = f'<div style="text-align: left">{"".join(parts)}</div>'
     return body, _text(groups, tokens)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'Multi-head attention: two causal lanes, kept apart until the output map mixes them'

@@ -14,6 +14,7 @@ and their name, never by colour alone. Parity results carry no verdict: the demo
 at all when a tensor misses its criterion (it fails instead), so every recorded case is within it.
 """
 
+
 from html import escape
 
 from trace_records import TraceFormatError
@@ -153,3 +154,7 @@ def render(records):
                 f"units of u·max|value| with u = 2^-24 (criterion {criterion}): "
                 + ", ".join(f"{name} {factor}" for name, factor in factors) + ".")
     return "".join(html), "\n".join(text)
+
+
+# The figure's title (a chapter's :caption: replaces it).
+TITLE = 'The seed-123 example step by step, where each mistake strikes, and how close the library comes to PyTorch'

@@ -1,0 +1,196 @@
+// Measurements of one rendered page, run in the page by browser_check.py (DevTools
+// Runtime.evaluate). Returns plain JSON; browser_check.py decides what fails.
+((options) => {
+  // Measure the settled page: no colour transitions half-way (the copy button fades 300 ms).
+  if (!document.getElementById("llmfs-measure-style")) {
+    const style = document.createElement("style");
+    style.id = "llmfs-measure-style";
+    style.textContent = "*, *::before, *::after { transition: none !important; animation: none !important; }";
+    document.head.appendChild(style);
+  }
+  const px = (v) => parseFloat(v) || 0;
+  const visible = (el) => {
+    const rects = el.getClientRects();
+    if (!rects.length) return false;
+    const cs = getComputedStyle(el);
+    return cs.visibility !== "hidden" && cs.display !== "none" && px(cs.opacity) > 0.01;
+  };
+  const describe = (el) => {
+    const wrapper = el.closest(".literal-block-wrapper, figure, section");
+    const caption = wrapper && wrapper.querySelector(".code-block-caption, figcaption, h1, h2, h3");
+    const where = caption ? caption.textContent.trim().replace(/\s+/g, " ").slice(0, 90) : el.tagName;
+    return where;
+  };
+
+  // ---- colours and contrast (WCAG 2 relative luminance)
+  const parse = (text) => {
+    const m = /rgba?\(([^)]+)\)/.exec(text || "");
+    if (!m) return null;
+    const parts = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [parts[0], parts[1], parts[2], parts.length > 3 ? parts[3] : 1];
+  };
+  const over = (top, bottom) => {
+    const a = top[3];
+    return [0, 1, 2].map((i) => top[i] * a + bottom[i] * (1 - a)).concat([1]);
+  };
+  const luminance = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const ratio = (a, b) => {
+    const la = luminance(a), lb = luminance(b);
+    return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
+  };
+  // The colours behind an element: its own and its ancestors' backgrounds composited,
+  // with every colour stop of a gradient (hatching) as a separate candidate.
+  const backgrounds = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const cs = getComputedStyle(e);
+      const stops = (cs.backgroundImage.match(/rgba?\([^)]+\)/g) || []).map(parse);
+      const colour = parse(cs.backgroundColor);
+      layers.push({ colour, stops });
+      if (colour && colour[3] >= 0.999) break;
+    }
+    let bases = [[255, 255, 255, 1]];
+    const root = parse(getComputedStyle(document.documentElement).backgroundColor);
+    const body = parse(getComputedStyle(document.body).backgroundColor);
+    if (body && body[3] > 0) bases = [over(body, root && root[3] > 0 ? root : [255, 255, 255, 1])];
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const { colour, stops } = layers[i];
+      let next = bases;
+      if (colour && colour[3] > 0) next = next.map((b) => over(colour, b));
+      if (stops.length) next = next.flatMap((b) => stops.map((s) => over(s, b)));
+      bases = next;
+    }
+    return bases;
+  };
+  const contrastOf = (el) => {
+    const fg = parse(getComputedStyle(el).color);
+    const bgs = backgrounds(el);
+    return Math.min(...bgs.map((bg) => ratio(over(fg, bg), bg)));
+  };
+  // Every element with its own visible text, grouped; the worst ratio of each group.
+  const groups = { code: [], output: [], diagram: [], caption: [], prose: [], copy: [] };
+  const article = document.querySelector("article") || document.body;
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  for (let node = options.contrast ? walker.nextNode() : null; node; node = walker.nextNode()) {
+    if (!node.textContent.trim()) continue;
+    const el = node.parentElement;
+    if (!el || seen.has(el) || !visible(el) || el.closest("script, style, .MathJax_Preview, mjx-assistive-mml, .MJX_Assistive_MathML")) continue;
+    seen.add(el);
+    const group = el.closest(".llmfs-output") ? "output" : el.closest(".highlight") ? "code"
+      : el.closest(".llmfs-diagram-body, details.llmfs-diagram-text") ? "diagram"
+      : el.closest(".code-block-caption, figcaption") ? "caption" : "prose";
+    groups[group].push({ ratio: contrastOf(el), where: `${el.tagName.toLowerCase()}.${el.className || ""} "${node.textContent.trim().slice(0, 30)}"` });
+  }
+  document.querySelectorAll(".highlight button.copybtn").forEach((button) => {
+    if (visible(button)) groups.copy.push({ ratio: contrastOf(button), where: describe(button) });
+  });
+  const contrast = {};
+  for (const [name, items] of Object.entries(groups)) {
+    if (!items.length) continue;
+    items.sort((a, b) => a.ratio - b.ratio);
+    contrast[name] = { min: +items[0].ratio.toFixed(2), count: items.length,
+                       worst: items.slice(0, 3).map((i) => `${i.ratio.toFixed(2)} ${i.where}`) };
+  }
+
+  // ---- sideways scrolling
+  const pres = [...document.querySelectorAll("article pre")].filter(visible);
+  const overflowing = (p) => p.scrollWidth > p.clientWidth + 1;
+  const listings = pres.filter((p) => p.closest(".llmfs-region"));
+  const outputs = pres.filter((p) => p.closest(".llmfs-demo-output"));
+  const doc = document.documentElement;
+
+  // ---- the copy button never covers text (its box against every text line box in the block)
+  const covered = [];
+  document.querySelectorAll(".highlight button.copybtn").forEach((button) => {
+    const b = button.getBoundingClientRect();
+    if (!b.width) return;
+    const block = button.closest(".literal-block-wrapper") || button.closest(".highlight");
+    const w = document.createTreeWalker(block, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(); t; t = w.nextNode()) {
+      if (!t.textContent.trim() || button.contains(t)) continue;
+      const range = document.createRange();
+      range.selectNodeContents(t);
+      for (const r of range.getClientRects()) {
+        if (r.width && r.left < b.right && r.right > b.left && r.top < b.bottom && r.bottom > b.top) {
+          covered.push(`${describe(button)}: "${t.textContent.trim().slice(0, 30)}"`);
+          return;
+        }
+      }
+    }
+  });
+
+  // ---- demo outputs: wrapped rows carry a continuation mark; copying gives the plain lines
+  const lines = [...document.querySelectorAll(".llmfs-out-line, .llmfs-line")].filter(visible);
+  let wrapped = 0, unmarked = 0;
+  for (const line of lines) {
+    const lh = px(getComputedStyle(line).lineHeight);
+    if (line.getBoundingClientRect().height > 1.5 * lh) {
+      wrapped++;
+      const mark = getComputedStyle(line, "::before");
+      const ok = mark.content !== "none" && mark.display !== "none" && px(mark.width) > 4 &&
+        (mark.maskImage || mark.webkitMaskImage || "none") !== "none";
+      if (!ok) unmarked++;
+    }
+  }
+  const copyText = [...document.querySelectorAll(".highlight pre")].map((p) => p.innerText);
+  const badCopy = copyText.filter((t) => t.split("\n").filter(Boolean).some((l) => l.startsWith("↪"))).length;
+
+  // ---- captions readable on a phone
+  const captions = [...document.querySelectorAll(".code-block-caption, figure.llmfs-diagram figcaption")].filter(visible);
+  const smallCaption = [];
+  for (const c of captions) {
+    for (const el of [c, ...c.querySelectorAll("*")]) {
+      if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+      const size = px(getComputedStyle(el).fontSize);
+      if (size < 12) { smallCaption.push(`${size.toFixed(1)} px: ${describe(c)}`); break; }
+    }
+  }
+  const captionOverflow = captions.filter((c) => c.scrollWidth > c.clientWidth + 1 ||
+    c.getBoundingClientRect().right > doc.clientWidth + 1).map(describe);
+
+  // ---- links and diagrams
+  const apiLinks = [...document.querySelectorAll(".highlight a.llmfs-api")];
+  const proseApiLinks = [...document.querySelectorAll("a.llmfs-api-ref")];
+  const diagrams = [...document.querySelectorAll("figure.llmfs-diagram")].map((f) => {
+    const body = f.querySelector(".llmfs-diagram-body");
+    const button = f.querySelector("button.llmfs-expand");
+    return { title: (f.querySelector("figcaption .caption-text") || { textContent: "" }).textContent.trim().slice(0, 80),
+             height: Math.round(body.getBoundingClientRect().height), full: body.scrollHeight,
+             button: button ? visible(button) : false };
+  });
+  const copyButtons = [...document.querySelectorAll("button.copybtn")].filter(visible).length;
+  const theme = { attr: document.body.dataset.theme || "", bg: parse(getComputedStyle(document.body).backgroundColor),
+                  ink: parse(getComputedStyle(document.body).color),
+                  toggles: [...document.querySelectorAll(".theme-toggle")].filter(visible).length };
+  // Large light boxes on a dark page (the hybrid the OS preference used to give)
+  const lightBoxes = [];
+  if (options.contrast && theme.bg && luminance(theme.bg) < 0.05) {
+    article.querySelectorAll("*").forEach((el) => {
+      const c = parse(getComputedStyle(el).backgroundColor);
+      if (c && c[3] > 0.5 && luminance(c) > 0.4 && visible(el)) {
+        const r = el.getBoundingClientRect();
+        if (r.width * r.height > 400) lightBoxes.push(`${el.tagName.toLowerCase()}.${el.className}`);
+      }
+    });
+  }
+  return {
+    width: doc.clientWidth, pageOverflow: doc.scrollWidth - doc.clientWidth,
+    listings: listings.length, outputs: outputs.length,
+    listingOverflow: listings.filter(overflowing).map(describe),
+    outputOverflow: outputs.filter(overflowing).map(describe),
+    allPreOverflow: pres.filter(overflowing).map(describe),
+    covered, wrapped, unmarked, badCopy, smallCaption, captionOverflow,
+    apiLinks: apiLinks.length, proseApiLinks: proseApiLinks.length, diagrams, copyButtons,
+    contrast, theme, lightBoxes: lightBoxes.slice(0, 5), lightBoxCount: lightBoxes.length,
+    noJs: doc.classList.contains("no-js"),
+    math: document.querySelectorAll("span.math, div.math").length,
+    mathScripts: document.querySelectorAll('script[type^="math/tex"]').length,
+    mathRendered: document.querySelectorAll(".MathJax_CHTML").length,
+    mathErrors: document.querySelectorAll(".MathJax_Error, .merror, mjx-merror").length,
+    text: options.text ? (article.innerText || "") : "",
+  };
+})(__OPTIONS__)
