@@ -55,6 +55,7 @@ struct Exercises {
 /// Everything the report and the trace print.
 struct Evidence {
   std::vector<Word> words;           ///< kWords, encoded
+  Word combining;                    ///< kCombining, encoded
   std::vector<Outcome> malformed;    ///< kMalformed, decoded
   std::vector<Outcome> unencodable;  ///< kUnencodable, encoded
   CorpusFacts tiny;                  ///< tiny_corpus.txt

@@ -37,6 +37,10 @@ inline constexpr std::array<std::u32string_view, 2> kUnencodable{U"a\xD800",
                                                                  U"\x110000"};
 // endregion: fixture
 
+/// The misconception: é as e followed by U+0301 COMBINING ACUTE ACCENT, one character
+/// on screen, two code points, three bytes.
+inline constexpr std::u32string_view kCombining = U"e\u0301";
+
 /// Exercise 1: the first and last code point of each length.
 inline constexpr std::array<char32_t, 8> kBoundaries{0x7F,   0x80,    0x7FF,    0x800,
                                                      0xFFFF, 0x10000, 0x10FFFF, 0xE9};

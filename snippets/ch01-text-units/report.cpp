@@ -64,6 +64,9 @@ std::string render_report(const Evidence& e) {
   lines.push_back(corpus_line("kjv_corpus", e.kjv));
   lines.push_back(
       fmt::format("kjv_byte_values=[{}]", fmt::join(e.kjv.byte_values, ",")));
+  lines.push_back(fmt::format(
+      "misconception=text:{} code_points:{} bytes:[{}]", text_of(e.combining),
+      code_point_list(e.combining.code_points), fmt::join(e.combining.bytes, ",")));
   const Exercises& x = e.exercises;
   std::vector<std::string> boundaries;
   for (const Word& b : x.boundaries)

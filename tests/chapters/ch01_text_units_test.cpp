@@ -40,6 +40,13 @@ TEST(Ch01Prediction, SmileIsOneCodePointInFourBytes) {
   EXPECT_EQ(w.bytes, (Bytes{240, 159, 153, 130}));
 }
 
+TEST(Ch01Misconception, OneVisibleCharacterCanBeTwoCodePointsAndThreeBytes) {
+  // e = 0x65; U+0301 = 01100 000001 -> 110|01100 = 204, 10|000001 = 129.
+  const ch01::Word& w = evidence().combining;
+  EXPECT_EQ(w.code_points, (CodePoints{0x65, 0x301}));
+  EXPECT_EQ(w.bytes, (Bytes{101, 204, 129}));
+}
+
 TEST(Ch01Malformed, EachClassIsNamedWithItsOffset) {
   const auto& m = evidence().malformed;
   ASSERT_EQ(m.size(), 6u);
