@@ -93,6 +93,7 @@ Step<Evidence> gather() {
   Evidence e;
   for (std::u32string_view word : kWords)
     e.words.push_back(LLMFS_TRY(encode_word(word)));
+  e.combining = LLMFS_TRY(encode_word(kCombining));
   for (const ByteCase& c : kMalformed)
     e.malformed.push_back(decode_case(c.name, llmfs::text::bytes_of(c.bytes)));
   for (std::u32string_view points : kUnencodable) {
