@@ -48,7 +48,7 @@ Outcome decode_case(std::string_view name, const Bytes& bytes) {
 
 namespace {
 
-// region: read-corpus
+// region: read-corpus-checks
 // A whole file as bytes; a file that cannot be read is a typed error naming it.
 [[nodiscard]] Step<Bytes> read_bytes(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
@@ -59,7 +59,7 @@ namespace {
     return llmfs::reject(snippets::StepCode::failed, "read " + path, "I/O error");
   return bytes;
 }
-// endregion: read-corpus
+// endregion: read-corpus-checks
 
 }  // namespace
 

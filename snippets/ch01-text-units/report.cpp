@@ -37,10 +37,9 @@ std::string text_of(const Word& word) {
 }  // namespace
 
 // region: report-lines
-// One `key=value` line per fact, in the chapter's order: the prediction, the layout,
-// every malformed class, the refused code points, the corpora, the exercises.
-std::string render_report(const Evidence& e) {
-  std::vector<std::string> lines;
+// One `key=value` line per fact of the fixture: the prediction, the layout, every
+// malformed class, the refused code points, the misconception.
+void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (std::size_t i = 0; i < e.words.size(); ++i) {
     const Word& w = e.words[i];
     lines.push_back(fmt::format(
@@ -60,13 +59,20 @@ std::string render_report(const Evidence& e) {
   for (std::size_t i = 0; i < e.unencodable.size(); ++i)
     lines.push_back(fmt::format("unencodable_{}=code_points:{} {}", i + 1,
                                 e.unencodable[i].name, e.unencodable[i].answer));
+  lines.push_back(fmt::format(
+      "misconception=text:{} code_points:{} bytes:[{}]", text_of(e.combining),
+      code_point_list(e.combining.code_points), fmt::join(e.combining.bytes, ",")));
+}
+// endregion: report-lines
+
+// region: report-measured-lines
+// Then what was measured on the corpora, and the exercise answers; the report is the
+// fixture's lines followed by these.
+void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(corpus_line("tiny_corpus", e.tiny));
   lines.push_back(corpus_line("kjv_corpus", e.kjv));
   lines.push_back(
       fmt::format("kjv_byte_values=[{}]", fmt::join(e.kjv.byte_values, ",")));
-  lines.push_back(fmt::format(
-      "misconception=text:{} code_points:{} bytes:[{}]", text_of(e.combining),
-      code_point_list(e.combining.code_points), fmt::join(e.combining.bytes, ",")));
   const Exercises& x = e.exercises;
   std::vector<std::string> boundaries;
   for (const Word& b : x.boundaries)
@@ -81,8 +87,14 @@ std::string render_report(const Evidence& e) {
       fmt::format("exercise_4=text:{} bytes:[{}] byte_values_seen_in_kjv:{} of {}",
                   text_of(x.unseen), fmt::join(x.unseen.bytes, ","),
                   x.unseen_bytes_in_kjv, x.unseen.bytes.size()));
+}
+
+std::string render_report(const Evidence& e) {
+  std::vector<std::string> lines;
+  add_fixture_lines(e, lines);
+  add_measured_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
+// endregion: report-measured-lines
 
 }  // namespace ch01
