@@ -71,8 +71,8 @@ enum class Utf8Stage { decode, encode };
 
 /// A typed UTF-8 error. UTF-8 is the bottom of the text stack, so it never wraps a
 /// lower error; a caller that reads a file wraps this one with its file and document
-/// (core/error.hpp). Formats as `utf-8 decode: truncated sequence at byte 3 (first
-/// byte 0xE2)` or `utf-8 encode: surrogate code point at index 0 (U+D800)`.
+/// (a StageError, Chapter 0). Formats as `utf-8 decode: truncated sequence at byte 3
+/// (first byte 0xE2)` or `utf-8 encode: surrogate code point at index 0 (U+D800)`.
 struct Utf8Error {
   Utf8ErrorCode code{};  ///< what is wrong
   Utf8Stage stage{};     ///< decoding bytes or encoding code points
