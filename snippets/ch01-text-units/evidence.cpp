@@ -1,0 +1,113 @@
+// Chapter 1
+#include "evidence.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <llmfs/core/try.hpp>
+
+namespace ch01 {
+
+using llmfs::text::decode_utf8;
+using llmfs::text::encode_utf8;
+
+std::string code_point_name(char32_t code_point) {
+  return fmt::format("U+{:04X}", static_cast<std::uint32_t>(code_point));
+}
+
+std::string code_point_list(const CodePoints& code_points) {
+  std::vector<std::string> names;
+  for (char32_t cp : code_points)
+    names.push_back(code_point_name(cp));
+  return fmt::format("[{}]", fmt::join(names, ","));
+}
+
+// region: encode-word
+// A word of code points -> its bytes, through the library's encoder.
+Step<Word> encode_word(std::u32string_view word) {
+  const CodePoints code_points(word.begin(), word.end());
+  const Bytes bytes = LLMFS_TRY_AT("encode fixture word", encode_utf8(code_points));
+  return Word{code_points, bytes};
+}
+
+// A byte string -> the decoder's answer, kept as text: the error it names, or the
+// code points it found. A malformed case is expected to fail, so failure is data here.
+Outcome decode_case(std::string_view name, const Bytes& bytes) {
+  const auto decoded = decode_utf8(bytes);
+  const std::string answer = decoded ? "ok:" + code_point_list(*decoded)
+                                     : fmt::format("error:{}", decoded.error());
+  return Outcome{std::string(name), bytes, answer};
+}
+// endregion: encode-word
+
+namespace {
+
+// region: read-corpus-checks
+// A whole file as bytes; a file that cannot be read is a typed error naming it.
+[[nodiscard]] Step<Bytes> read_bytes(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file)
+    return llmfs::reject(snippets::StepCode::failed, "read " + path, "cannot open");
+  Bytes bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (file.bad())
+    return llmfs::reject(snippets::StepCode::failed, "read " + path, "I/O error");
+  return bytes;
+}
+// endregion: read-corpus-checks
+
+}  // namespace
+
+// region: measure-corpus
+// Bytes, code points, non-ASCII bytes, distinct byte values and documents (heading
+// lines `# ...`, the corpus format of tools/extract-corpus.py).
+Step<CorpusFacts> measure_corpus(const std::string& path) {
+  const Bytes bytes = LLMFS_TRY(read_bytes(path));
+  CorpusFacts facts;
+  facts.name = std::filesystem::path(path).filename().string();
+  facts.bytes = bytes.size();
+  facts.code_points = LLMFS_TRY_AT("decode " + facts.name, decode_utf8(bytes)).size();
+  facts.non_ascii_bytes = static_cast<std::size_t>(std::count_if(
+      bytes.begin(), bytes.end(), [](std::uint8_t b) { return b >= 0x80; }));
+  const std::set<int> values(bytes.begin(), bytes.end());
+  facts.byte_values.assign(values.begin(), values.end());
+  bool line_start = true;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (line_start && bytes[i] == '#' && i + 1 < bytes.size() && bytes[i + 1] == ' ')
+      ++facts.documents;
+    line_start = bytes[i] == '\n';
+  }
+  return facts;
+}
+// endregion: measure-corpus
+
+// region: gather
+// The chapter in one pass: the words, every malformed class, the refused code points,
+// both corpora and the exercises.
+Step<Evidence> gather() {
+  Evidence e;
+  for (std::u32string_view word : kWords)
+    e.words.push_back(LLMFS_TRY(encode_word(word)));
+  e.combining = LLMFS_TRY(encode_word(kCombining));
+  for (const ByteCase& c : kMalformed)
+    e.malformed.push_back(decode_case(c.name, llmfs::text::bytes_of(c.bytes)));
+  for (std::u32string_view points : kUnencodable) {
+    const auto encoded = encode_utf8(CodePoints(points.begin(), points.end()));
+    const std::string answer =
+        encoded ? "ok" : fmt::format("error:{}", encoded.error());
+    e.unencodable.push_back(
+        Outcome{code_point_list({points.begin(), points.end()}), {}, answer});
+  }
+  e.tiny = LLMFS_TRY(measure_corpus(LLMFS_TINY_CORPUS_PATH));
+  e.kjv = LLMFS_TRY(measure_corpus(LLMFS_CORPUS_PATH));
+  e.exercises = LLMFS_TRY(solve_exercises(e.kjv));
+  return e;
+}
+// endregion: gather
+
+}  // namespace ch01
