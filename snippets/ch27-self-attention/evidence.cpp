@@ -101,12 +101,8 @@ Step<Evidence> gather_evidence() {
   const auto head = &at::scaled_dot_product_attention;
   const std::vector<Tensor> inputs{input, identity, identity, identity};
   e.gradients = LLMFS_TRY(snippets::head_gradients(head, inputs, e.upstream));
-  e.check = LLMFS_TRY_AT("gradcheck",
-                         llmfs::autograd::check_tape_gradients(
-                             snippets::projected_head_loss(head, e.upstream), inputs,
-                             {.step = kGradStep,
-                              .absolute_tolerance = kGradTolerance,
-                              .relative_tolerance = 0.0}));
+  e.check = LLMFS_TRY(snippets::check_head_gradients(head, inputs, e.upstream,
+                                                     kGradStep, kGradTolerance));
   e.saturation = LLMFS_TRY(saturation(kSaturationWidth));
 
   // History: additive scores v·tanh(W q + U k_j), W = U = I and v = [1,1], for query 0

@@ -86,4 +86,17 @@ template <class Head>
   return result;
 }
 
+/// Central differences on projected_head_loss(head, upstream) at `inputs` (Chapter 13's
+/// checker through the tape): step δ and an absolute tolerance only.
+template <class Head>
+[[nodiscard]] Step<llmfs::autograd::GradientCheckReport> check_head_gradients(
+    Head head, const std::vector<llmfs::tensor::Tensor>& inputs,
+    const llmfs::tensor::Tensor& upstream, double step, double tolerance) {
+  return LLMFS_TRY_AT(
+      "gradcheck",
+      llmfs::autograd::check_tape_gradients(
+          projected_head_loss(head, upstream), inputs,
+          {.step = step, .absolute_tolerance = tolerance, .relative_tolerance = 0.0}));
+}
+
 }  // namespace snippets

@@ -35,7 +35,7 @@ using llmfs::tensor::Tensor;
 using llmfs::testing::gradient_of;
 using llmfs::testing::value_of;
 
-constexpr double kTolerance = 1e-12;
+constexpr double kReferenceTolerance = 1e-12;
 
 const llmfs::testing::ReferenceData& reference() {
   static const auto data = llmfs::testing::load_reference_case("ch29_rope");
@@ -60,7 +60,7 @@ void expect_matches(std::span<const double> actual, const std::string& name) {
       continue;
     }
     EXPECT_NEAR(actual[i], expected[i],
-                kTolerance * std::max(1.0, std::abs(expected[i])))
+                kReferenceTolerance * std::max(1.0, std::abs(expected[i])))
         << name << " at " << i;
   }
 }
@@ -105,9 +105,9 @@ TEST_P(Ch29RopeReference, RatesRotationsAndGradientsMatchPyTorch) {
   const Tensor upstream_k = tensor_of("upstream_K");
   const double loss = dot(value_of(*q_rotated).values(), upstream_q.values()) +
                       dot(value_of(*k_rotated).values(), upstream_k.values());
-  EXPECT_NEAR(
-      loss, reference().scalar(prefix + "loss"),
-      kTolerance * std::max(1.0, std::abs(reference().scalar(prefix + "loss"))));
+  EXPECT_NEAR(loss, reference().scalar(prefix + "loss"),
+              kReferenceTolerance *
+                  std::max(1.0, std::abs(reference().scalar(prefix + "loss"))));
   ASSERT_TRUE(ag::backward(*q_rotated, upstream_q).has_value());
   ASSERT_TRUE(ag::backward(*k_rotated, upstream_k).has_value());
   expect_matches(gradient_of(q).values(), prefix + "grad_Q");
@@ -206,7 +206,8 @@ TEST(Ch29Properties, RotationPreservesTheLengthOfEveryPair) {
     const double before = std::hypot(q.values()[2 * pair], q.values()[2 * pair + 1]);
     const double after =
         std::hypot(rotated->values()[2 * pair], rotated->values()[2 * pair + 1]);
-    EXPECT_NEAR(after, before, kTolerance * std::max(1.0, before)) << "pair " << pair;
+    EXPECT_NEAR(after, before, kReferenceTolerance * std::max(1.0, before))
+        << "pair " << pair;
   }
 }
 
@@ -235,7 +236,7 @@ TEST(Ch29Properties, ScoreDependsOnlyOnThePositionDifference) {
           for (const std::size_t shift : {1u, 3u, 17u, 58u}) {
             const double shifted = score(p + shift, s + shift);
             EXPECT_NEAR(shifted, reference_score,
-                        kTolerance * std::max(1.0, std::abs(reference_score)))
+                        kReferenceTolerance * std::max(1.0, std::abs(reference_score)))
                 << "base " << base << " row " << row << " (" << p << "," << s
                 << ") shift " << shift;
             ++compared;
@@ -286,11 +287,13 @@ TEST(Ch29Properties, SharedOffsetPreservesCausalWeightsAndOutputs) {
   for (const std::size_t offset : {1u, 4u, 11u}) {
     const HeadAtOffset shifted = causal_head_at(offset);
     for (std::size_t i = 0; i < start.weights.size(); ++i)
-      EXPECT_NEAR(shifted.weights.values()[i], start.weights.values()[i], kTolerance)
+      EXPECT_NEAR(shifted.weights.values()[i], start.weights.values()[i],
+                  kReferenceTolerance)
           << "offset " << offset << " weight " << i;
     for (std::size_t i = 0; i < start.output.size(); ++i)
-      EXPECT_NEAR(shifted.output.values()[i], start.output.values()[i],
-                  kTolerance * std::max(1.0, std::abs(start.output.values()[i])))
+      EXPECT_NEAR(
+          shifted.output.values()[i], start.output.values()[i],
+          kReferenceTolerance * std::max(1.0, std::abs(start.output.values()[i])))
           << "offset " << offset << " output " << i;
   }
 }

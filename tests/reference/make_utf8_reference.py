@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 1's UTF-8 reference data: tests/reference/data/ch01_utf8.txt.
+"""Write (or check) Chapter 1's UTF-8 reference data: tests/reference/data/text/ch01_utf8.txt.
 
     /usr/bin/python3 tests/reference/make_utf8_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_utf8_reference.py --check  # exit 1 if it is stale
@@ -24,7 +24,7 @@ malformed sequence begins at byte `start`, and bytes start..end-1 are its maxima
 import sys
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parent / "data" / "ch01_utf8.txt"
+DATA = Path(__file__).resolve().parent / "data" / "text" / "ch01_utf8.txt"
 SEED = 20261201
 ENCODE_CASES = 400
 DECODE_CASES = 1200

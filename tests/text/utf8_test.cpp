@@ -430,8 +430,8 @@ std::pair<std::string, std::size_t> python_view(const Utf8Error& error,
 }
 
 TEST(Utf8Reference, AgreesWithPythonsCodecOnEveryCommittedCase) {
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/ch01_utf8.txt");
-  ASSERT_TRUE(file) << "tests/reference/data/ch01_utf8.txt is missing";
+  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/text/ch01_utf8.txt");
+  ASSERT_TRUE(file) << "tests/reference/data/text/ch01_utf8.txt is missing";
   int encodes = 0, valid = 0, invalid = 0;
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#') continue;
