@@ -2,10 +2,10 @@
 #include "evidence.hpp"
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -74,8 +74,11 @@ Step<CorpusFacts> measure_corpus(const std::string& path) {
   facts.code_points = LLMFS_TRY_AT("decode " + facts.name, decode_utf8(bytes)).size();
   facts.non_ascii_bytes = static_cast<std::size_t>(std::count_if(
       bytes.begin(), bytes.end(), [](std::uint8_t b) { return b >= 0x80; }));
-  const std::set<int> values(bytes.begin(), bytes.end());
-  facts.byte_values.assign(values.begin(), values.end());
+  std::array<bool, 256> seen{};
+  for (std::uint8_t b : bytes)
+    seen[b] = true;
+  for (int value = 0; value < 256; ++value)
+    if (seen[value]) facts.byte_values.push_back(value);
   bool line_start = true;
   for (std::size_t i = 0; i < bytes.size(); ++i) {
     if (line_start && bytes[i] == '#' && i + 1 < bytes.size() && bytes[i + 1] == ' ')
