@@ -136,6 +136,9 @@ def check(doctree, docname: str, parts, found_docs) -> list[tuple[int | None, st
             if unknown:
                 problems.append((_line(text), mention, f"'{mention}': there is no chapter "
                                  f"{', '.join(map(str, unknown))} in the course (chapters/index.md)"))
+            elif not unwritten and TO_COME.search(value[end:]):
+                problems.append((_line(text), mention, f"'{mention}' is written: drop "
+                                 f"'to come' after it (it becomes a link)"))
             elif unwritten and not TO_COME.search(value[end:]):
                 names = "; ".join(f"{n} {known[n][0].title}" for n in unwritten)
                 problems.append((_line(text), mention, f"'{mention}': not written yet ({names}): say so, "

@@ -183,6 +183,10 @@ CASES = [
      {**chapter("```{course}\n# Part\n01 One\n02 Two\n```\n\nAs chapter 2 will show, text.\n"),
       "chapters/01-one.md": "# One\n\nText.\n\nChapter 2 builds on this.\n"},
      ["01-one.md:5", "'Chapter 2': not written yet (2 Two)"]),
+    ("a written chapter still marked 'to come'",
+     {**chapter("```{course}\n# Part\n01 One\n02 Two\n```\n"),
+      "chapters/01-one.md": "# One\n\nText.\n\nChapter 1 (to come) says so.\n"},
+     ["01-one.md:5", "'Chapter 1' is written: drop 'to come'"]),
     ("mention of a chapter outside the course",
      {**chapter("```{course}\n# Part\n01 One\n```\n"),
       "chapters/01-one.md": "# One\n\nText.\n\nSee chapter 7 (to come).\n"},
@@ -250,13 +254,14 @@ def good_case() -> list[str]:
 
 
 def static_cases() -> list[str]:
-    """book_checks.py must catch hand-typed code and unshown or missing regions."""
+    """book_checks.py must catch hand-typed code and unshown, twice-shown or missing regions."""
     problems = []
     tmp = Path(tempfile.mkdtemp(prefix="llmfs-badcheck-"))
     write(tmp, {
         "chapters/01-a.md": "# A\n\nText.\n\n```cpp\nint main() {}\n```\n\n    indented code\n\n"
                             "```{code-block} cpp\nint x;\n```\n\n```{region} src/demo/good.cpp#inner\n:caption: c\n```\n"
-                            "\n```{region} src/demo/good.cpp#missing\n:caption: c\n```\n",
+                            "\n```{region} src/demo/good.cpp#missing\n:caption: c\n```\n"
+                            "\n```{region} src/demo/good.cpp#inner\n:caption: again\n```\n",
         "src/demo/good.cpp": GOOD_SOURCE,
         "snippets/ch01-a/bad.cpp": "// region: x\nint a;\n",
     })
@@ -266,7 +271,8 @@ def static_cases() -> list[str]:
                     "chapters/01-a.md:11: {code-block} shows hand-typed"]),
         ("regions", ["chapters/01-a.md:19: src/demo/good.cpp#missing: no such region",
                      "src/demo/good.cpp:4: region 'outer' is defined but no chapter shows it",
-                     "snippets/ch01-a/bad.cpp:1: unbalanced 'region: x'"]),
+                     "snippets/ch01-a/bad.cpp:1: unbalanced 'region: x'",
+                     "src/demo/good.cpp#inner is shown 2 times"]),
     ]:
         result = subprocess.run([sys.executable, str(checks), mode, str(tmp)], capture_output=True, text=True)
         out = result.stdout + result.stderr

@@ -6,7 +6,7 @@
 
 regions: every `{region} PATH#NAME` in chapters/**/*.md names a file whose markers are
 well-formed and balanced and that defines NAME exactly once; every region defined in
-src/ or snippets/ is shown by some chapter; every marker in src/ and snippets/ is
+src/ or snippets/ is shown by exactly one chapter listing; every marker in src/ and snippets/ is
 well-formed and balanced (even in files no chapter shows yet).
 
 fences: chapters contain no fenced code block whose info string is not a `{directive}`,
@@ -130,6 +130,11 @@ def check_regions(root: Path) -> list[str]:
                             f"(its regions: {', '.join(sorted(regions)) or 'none'})")
             continue
         shown.setdefault((relpath, name), []).append(where)
+    for (relpath, name), places in sorted(shown.items()):
+        if len(places) > 1:
+            problems.append(f"{places[1]}: {relpath}#{name} is shown {len(places)} times "
+                            f"({', '.join(places)}): a region is shown exactly once; split it "
+                            f"or refer to the first listing in prose")
     for (relpath, name), region in sorted(defined.items()):
         if (relpath, name) not in shown:
             problems.append(f"{relpath}:{region.start}: region '{name}' is defined but no chapter shows it "

@@ -89,7 +89,7 @@ class Measure:
     def failures(self) -> list[str]:
         found = []
         if self.lines > MAX_LINES:
-            found.append(f"{self.lines} lines (limit {MAX_LINES})")
+            found.append(f"{self.lines} lines (limit {MAX_LINES}; split it into regions of one idea each)")
         if not self.validation and self.errors * 100 > MAX_ERROR_SHARE * self.lines:
             found.append(f"{self.errors} of {self.lines} lines are error handling, {self.share:.1f}% "
                          f"(limit {MAX_ERROR_SHARE}%; or make it a validation listing named *-checks)")

@@ -74,6 +74,8 @@ def check(root: Path) -> int:
         bad.append(f"clang-format failed: {result.stderr.strip()[:500]}")
     for line in bad:
         print(line)
+    if bad:
+        print("format: fix with  clang-format -i " + " ".join(b.split(":", 1)[0] for b in bad))
     print(f"format: {len(files) - len(bad)} of {len(files)} C++ files match .clang-format")
     return 1 if bad else 0
 

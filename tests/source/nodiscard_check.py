@@ -3,11 +3,13 @@
 to build.
 
     nodiscard_check.py scan ROOT      declarations without [[nodiscard]] (exit 1 if any)
+    nodiscard_check.py self-test      the scan flags plain, trailing and aliased declarations
     nodiscard_check.py compile ROOT   a program that drops a result must not compile with
                                       the project's flags; the same program using it must
 
 scan: in every header under src/ and snippets/, a declaration whose return type is
-`std::expected<...>` (or an alias ending in `Step<...>`) must carry `[[nodiscard]]` at the
+`std::expected<...>` — written before the name or as a trailing `-> std::expected<...>`, or
+through any alias `using X = std::expected<...>` declared in src/ or snippets/ — must carry `[[nodiscard]]` at the
 start of the declaration (it may stand on the line above). In .cpp files, the same holds
 for functions that are their own declaration: those in an anonymous namespace. Member and
 free functions declared in a header carry the attribute on the declaration, so their
@@ -26,9 +28,28 @@ import sys
 import tempfile
 from pathlib import Path
 
-RETURNS_EXPECTED = re.compile(
-    r"^\s*(?:\[\[nodiscard\]\]\s*)?(?:static\s+|inline\s+|constexpr\s+|friend\s+)*"
-    r"(?:std::expected<|(?:snippets::)?Step<)")
+ALIAS = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?using\s+(\w+)\s*=\s*std::expected<")
+LEAD = r"^\s*(?:\[\[nodiscard\]\]\s*)?(?:static\s+|inline\s+|constexpr\s+|friend\s+)*"
+RETURNS_EXPECTED = re.compile(LEAD + r"(?:std::expected<|(?:\w+::)*Step<)")
+TRAILING = re.compile(LEAD + r"auto\s+[\w:]+\s*\(.*->\s*(?:std::expected<|(?:\w+::)*Step<)")
+
+
+def learn_aliases(root: Path) -> None:
+    """Every `using X = std::expected<...>` (or template alias) in src/ and snippets/ is a
+    return type the scan recognises, as `std::expected<` and `Step<` are."""
+    global RETURNS_EXPECTED, TRAILING
+    names = {"Step"}
+    for folder in ("src", "snippets"):
+        for path in list((root / folder).rglob("*.hpp")) + list((root / folder).rglob("*.cpp")):
+            for line in path.read_text(encoding="utf-8").splitlines():
+                match = ALIAS.match(line)
+                if match:
+                    names.add(match.group(1))
+    alias = "|".join(sorted(names))
+    RETURNS_EXPECTED = re.compile(LEAD + rf"(?:std::expected<|(?:\w+::)*(?:{alias})\b)")
+    TRAILING = re.compile(LEAD + rf"auto\s+[\w:]+\s*\(.*->\s*(?:std::expected<|(?:\w+::)*(?:{alias})\b)")
+
+
 FLAGS = ["-std=c++23", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 
 
@@ -41,7 +62,8 @@ def declarations(path: Path, only_anonymous: bool):
         stripped = line.strip()
         in_anon = bool(depth_anon)
         parameter = "(" not in stripped and stripped.endswith((",", ")", ");"))
-        if RETURNS_EXPECTED.match(line) and not parameter and \
+        trailing = TRAILING.match(line) is not None
+        if (RETURNS_EXPECTED.match(line) or trailing) and not parameter and \
                 "(" in "".join(lines[number - 1:number + 3]) and \
                 not stripped.startswith(("using ", "return ", "//")) and "=" not in stripped.split("(")[0]:
             previous = lines[number - 2].strip() if number > 1 else ""
@@ -56,6 +78,7 @@ def declarations(path: Path, only_anonymous: bool):
 
 
 def scan(root: Path) -> int:
+    learn_aliases(root)
     missing = []
     checked = 0
     for folder in ("src", "snippets"):
@@ -120,8 +143,41 @@ def compile_check(root: Path) -> int:
     return 1 if failures else 0
 
 
+SELF_TEST = """#include <expected>
+using Result = std::expected<int, int>;
+std::expected<int, int> plain(int x);
+auto trailing(int x) -> std::expected<int, int>;
+Result aliased(int x);
+[[nodiscard]] Result marked(int x);
+[[nodiscard]] std::expected<int, int>
+marked_above(int x);
+auto lambda = [](int x) -> std::expected<int, int> { return x; };
+void takes(std::expected<int, int> parameter,
+           std::expected<int, int> second);
+"""
+
+
+def self_test() -> int:
+    """The scan flags exactly the three unmarked declarations of SELF_TEST."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fake = Path(tmp)
+        (fake / "src").mkdir()
+        (fake / "snippets").mkdir()
+        (fake / "src" / "probe.hpp").write_text(SELF_TEST)
+        result = subprocess.run([sys.executable, __file__, "scan", str(fake)],
+                                capture_output=True, text=True)
+    flagged = sorted(int(m) for m in re.findall(r"probe\.hpp:(\d+):", result.stdout))
+    ok = result.returncode == 1 and flagged == [3, 4, 5]
+    print(f"nodiscard self-test: flagged lines {flagged} (want [3, 4, 5]): "
+          f"{'ok' if ok else 'FAILED'}\n{'' if ok else result.stdout}")
+    return 0 if ok else 1
+
+
 def main() -> int:
-    mode, root = sys.argv[1], Path(sys.argv[2]).resolve()
+    mode = sys.argv[1]
+    if mode == "self-test":
+        return self_test()
+    root = Path(sys.argv[2]).resolve()
     return scan(root) if mode == "scan" else compile_check(root)
 
 
