@@ -84,62 +84,13 @@ Step<Saturation> saturation(std::size_t d_k) {
 }
 // endregion: saturation
 
-Step<Evidence> gather_evidence() {
-  Evidence e{};
-  const Tensor& input = e.input = LLMFS_TRY_AT(
-      "fixture input",
-      Tensor::from(Shape{kBatch, kTokens, kWidth}, {kInput.begin(), kInput.end()}));
-  const Tensor& identity = e.identity = LLMFS_TRY_AT(
-      "fixture identity",
-      Tensor::from(Shape{kWidth, kWidth}, {kIdentity.begin(), kIdentity.end()}));
-  e.fixture = LLMFS_TRY(run_head(input, identity, identity, identity));
-
-  // Gradients of Σ output ⊙ upstream, every input of the head a parameter
-  e.upstream = LLMFS_TRY_AT("fixture upstream",
-                            Tensor::from(Shape{kBatch, kTokens, kWidth},
-                                         {kUpstream.begin(), kUpstream.end()}));
-  const auto head = &at::scaled_dot_product_attention;
-  const std::vector<Tensor> inputs{input, identity, identity, identity};
-  e.gradients = LLMFS_TRY(snippets::head_gradients(head, inputs, e.upstream));
-  e.check = LLMFS_TRY(snippets::check_head_gradients(head, inputs, e.upstream,
-                                                     kGradStep, kGradTolerance));
-  e.saturation = LLMFS_TRY(saturation(kSaturationWidth));
-
-  // History: additive scores v·tanh(W q + U k_j), W = U = I and v = [1,1], for query 0
-  const auto q = e.fixture.query.values(), k = e.fixture.key.values();
-  for (std::size_t j = 0; j < kTokens; ++j) {
-    double score = 0.0;
-    for (std::size_t c = 0; c < kWidth; ++c)
-      score += std::tanh(q[c] + k[j * kWidth + c]);
-    e.additive.push_back(score);
-  }
-
-  // A batch holding no sequences, and three calls each wrong in exactly one way
-  const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
-  e.empty_batch_output = LLMFS_TRY(run_head_on(none, none, none)).output.shape();
-  auto refusal = [](const Tensor& query, const Tensor& key, const Tensor& value) {
-    llmfs::autograd::Tape tape;
-    return snippets::error_text(at::scaled_dot_product_attention(
-        tape.constant(query), tape.constant(key), tape.constant(value)));
-  };
-  e.error_key_width = refusal(input, Tensor::zeros(Shape{1, 3, 4}), input);
-  e.error_token_count = refusal(input, input, Tensor::zeros(Shape{1, 2, 2}));
-  e.error_rank = refusal(Tensor::zeros(Shape{2}), input, input);
-
-  e.exercises = LLMFS_TRY(exercise_answers(input, identity, e.fixture));
-  return e;
-}
-
-namespace {
-
+// The largest |a_i − b_i|.
 double max_abs_difference(std::span<const double> a, std::span<const double> b) {
   double largest = 0.0;
   for (std::size_t i = 0; i < a.size() && i < b.size(); ++i)
     largest = std::max(largest, std::abs(a[i] - b[i]));
   return largest;
 }
-
-}  // namespace
 
 // region: exercise-answers
 Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity,
@@ -156,17 +107,14 @@ Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity,
       LLMFS_TRY(run_head(input, Tensor::zeros(Shape{2, 2}), identity, identity));
 
   // 3. Add c = [5,-3] to every key row
-  const auto keys = LLMFS_TRY_AT(
-      "shifted keys",
-      Tensor::from(input.shape(), {kShiftedKeys.begin(), kShiftedKeys.end()}));
+  const auto keys = LLMFS_TRY(snippets::tensor_from(input.shape(), kShiftedKeys));
   const auto shifted = LLMFS_TRY(run_head_on(original.query, keys, original.value));
   answers.weight_change =
       max_abs_difference(shifted.weights.values(), original.weights.values());
 
   // 4. Swap tokens 0 and 2: compare with the original output rows in order 2, 1, 0
-  const auto swapped_input = LLMFS_TRY_AT(
-      "swapped input",
-      Tensor::from(input.shape(), {kSwappedInput.begin(), kSwappedInput.end()}));
+  const auto swapped_input =
+      LLMFS_TRY(snippets::tensor_from(input.shape(), kSwappedInput));
   answers.swapped = LLMFS_TRY(run_head(swapped_input, identity, identity, identity));
   const auto y = original.output.values();
   const std::vector<double> permuted{y[4], y[5], y[2], y[3], y[0], y[1]};
@@ -177,5 +125,36 @@ Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity,
   return answers;
 }
 // endregion: exercise-answers
+
+Step<Evidence> gather_evidence() {
+  Evidence e{};
+  static_cast<snippets::FixtureTensors&>(e) = LLMFS_TRY(snippets::fixture_tensors());
+  const Tensor &input = e.input, &identity = e.identity;
+  e.fixture = LLMFS_TRY(run_head(input, identity, identity, identity));
+
+  // Gradients of Σ output ⊙ upstream, every input of the head a parameter
+  const auto head = &at::scaled_dot_product_attention;
+  e.gradients = LLMFS_TRY(snippets::head_gradients(head, e.head_inputs(), e.upstream));
+  e.check = LLMFS_TRY(snippets::check_head_gradients(head, e));
+  e.saturation = LLMFS_TRY(saturation(kSaturationWidth));
+
+  // History: additive scores v·tanh(W q + U k_j), W = U = I and v = [1,1], for query 0
+  const auto q = e.fixture.query.values(), k = e.fixture.key.values();
+  for (std::size_t j = 0; j < kTokens; ++j)
+    e.additive.push_back(std::tanh(q[0] + k[j * kWidth]) +
+                         std::tanh(q[1] + k[j * kWidth + 1]));
+
+  // A batch holding no sequences, and three calls each wrong in exactly one way
+  const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
+  e.empty_batch_output = LLMFS_TRY(run_head_on(none, none, none)).output.shape();
+  e.error_key_width =
+      snippets::refusal(head, input, Tensor::zeros(Shape{1, 3, 4}), input);
+  e.error_token_count =
+      snippets::refusal(head, input, input, Tensor::zeros(Shape{1, 2, 2}));
+  e.error_rank = snippets::refusal(head, Tensor::zeros(Shape{2}), input, input);
+
+  e.exercises = LLMFS_TRY(exercise_answers(input, identity, e.fixture));
+  return e;
+}
 
 }  // namespace ch27

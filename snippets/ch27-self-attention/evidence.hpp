@@ -46,8 +46,8 @@ struct Exercises {
   Saturation wide_keys;        // 5. the saturation fixture at d_k = 64
 };
 
-struct Evidence {
-  Tensor input, identity, upstream;  // X, W_Q = W_K = W_V, ∂loss/∂output
+/// X, W_Q = W_K = W_V = I and ∂loss/∂output (FixtureTensors), then what they give.
+struct Evidence : snippets::FixtureTensors {
   HeadPass fixture;
   snippets::HeadGradients gradients;
   llmfs::autograd::GradientCheckReport check;
@@ -67,11 +67,6 @@ struct Evidence {
                                          const Tensor& value);
 /// The largest |p_i (δ_ij − p_j)| of the softmax Jacobian of one probability row.
 double max_softmax_derivative(std::span<const double> probabilities);
-/// One query of d_k ones against keys whose raw dot products are [d_k, d_k/2, 0].
-[[nodiscard]] Step<Saturation> saturation(std::size_t d_k);
-[[nodiscard]] Step<Exercises> exercise_answers(const Tensor& input,
-                                               const Tensor& identity,
-                                               const HeadPass& original);
 
 [[nodiscard]] Step<Evidence> gather_evidence();
 std::string render_report(const Evidence& evidence);

@@ -1,14 +1,16 @@
 // Chapter 27
 #pragma once
 /// \file
-/// \brief Helpers Chapters 27 and 28 share: an attention call's refusal as text, the
-/// weight rows' sums, and
-/// the gradients of `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` for a head
-/// (scaled_dot_product_attention or causal_self_attention).
+/// \brief Helpers Chapters 27 and 28 share: the fixture as tensors, an attention call's
+/// refusal as text, the weight rows' sums, the gradients of
+/// `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` for a head
+/// (scaled_dot_product_attention or causal_self_attention), and report/trace writing.
 
+#include <cmath>
 #include <expected>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -17,12 +19,41 @@
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 #include "../common/chapter.hpp"
+#include "fixture.hpp"
 
 namespace snippets {
+
+using llmfs::tensor::Shape;
+using llmfs::tensor::Tensor;
+
+/// `Tensor::from(shape, values)` for a constant array of the fixture.
+[[nodiscard]] inline Step<Tensor> tensor_from(Shape shape, std::span<const double> v) {
+  return LLMFS_TRY_AT("fixture tensor", Tensor::from(shape, {v.begin(), v.end()}));
+}
+
+/// Chapter 27's fixture as tensors: X, W_Q = W_K = W_V = I, and ∂loss/∂output.
+struct FixtureTensors {
+  Tensor input, identity, upstream;
+  /// The head's inputs {X, W_Q, W_K, W_V}.
+  [[nodiscard]] std::vector<Tensor> head_inputs() const {
+    return {input, identity, identity, identity};
+  }
+};
+
+/// Builds FixtureTensors from fixture.hpp's constants.
+[[nodiscard]] inline Step<FixtureTensors> fixture_tensors() {
+  using namespace ch27;
+  return FixtureTensors{
+      LLMFS_TRY(tensor_from(Shape{kBatch, kTokens, kWidth}, kInput)),
+      LLMFS_TRY(tensor_from(Shape{kWidth, kWidth}, kIdentity)),
+      LLMFS_TRY(tensor_from(Shape{kBatch, kTokens, kWidth}, kUpstream))};
+}
 
 /// The formatted error of a call that should have been refused, or `accepted`.
 template <class Result>
@@ -30,19 +61,25 @@ template <class Result>
   return result ? std::string("accepted") : fmt::format("{}", result.error());
 }
 
+/// error_text of `head` called on constants Q, K, V.
+template <class Head>
+[[nodiscard]] std::string refusal(Head head, const Tensor& q, const Tensor& k,
+                                  const Tensor& v) {
+  llmfs::autograd::Tape tape;
+  return error_text(head(tape.constant(q), tape.constant(k), tape.constant(v)));
+}
+
 /// The sum of each weight row: `[..., T_q, T_k] -> [..., T_q, 1]`.
-[[nodiscard]] inline Step<llmfs::tensor::Tensor> row_sums(
-    const llmfs::tensor::Tensor& weights) {
+[[nodiscard]] inline Step<Tensor> row_sums(const Tensor& weights) {
   auto rows = weights.shape().as_vector();
   rows.back() = 1;
-  return LLMFS_TRY_AT("row sums",
-                      llmfs::tensor::sum_to(weights, llmfs::tensor::Shape(rows)));
+  return LLMFS_TRY_AT("row sums", llmfs::tensor::sum_to(weights, Shape(rows)));
 }
 
 /// `loss = Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` on inputs {X, W_Q, W_K, W_V}.
 template <class Head>
-[[nodiscard]] llmfs::autograd::LossBuilder projected_head_loss(
-    Head head, llmfs::tensor::Tensor upstream) {
+[[nodiscard]] llmfs::autograd::LossBuilder projected_head_loss(Head head,
+                                                               Tensor upstream) {
   namespace ag = llmfs::autograd;
   return [head, upstream](ag::Tape& tape, std::span<const ag::TensorValue> in)
              -> std::expected<ag::TensorValue, ag::AutogradError> {
@@ -63,15 +100,15 @@ template <class Head>
 
 /// The loss and its gradients, one backward pass with every input a parameter.
 struct HeadGradients {
-  double loss = 0.0;                             ///< Σ output ⊙ upstream
-  std::vector<llmfs::tensor::Tensor> gradients;  ///< ∂loss/∂X, ∂W_Q, ∂W_K, ∂W_V
+  double loss = 0.0;              ///< Σ output ⊙ upstream
+  std::vector<Tensor> gradients;  ///< ∂loss/∂X, ∂W_Q, ∂W_K, ∂W_V
 };
 
 /// Runs projected_head_loss(head, upstream) on `inputs` and reads every gradient.
 template <class Head>
-[[nodiscard]] Step<HeadGradients> head_gradients(
-    Head head, const std::vector<llmfs::tensor::Tensor>& inputs,
-    const llmfs::tensor::Tensor& upstream) {
+[[nodiscard]] Step<HeadGradients> head_gradients(Head head,
+                                                 const std::vector<Tensor>& inputs,
+                                                 const Tensor& upstream) {
   namespace ag = llmfs::autograd;
   ag::Tape tape;
   std::vector<ag::TensorValue> leaves;
@@ -79,24 +116,77 @@ template <class Head>
     leaves.push_back(tape.parameter(input));
   const auto loss =
       LLMFS_TRY_AT("loss", projected_head_loss(head, upstream)(tape, leaves));
-  LLMFS_TRY_AT("backward", ag::backward(loss, llmfs::tensor::Tensor::scalar(1.0)));
+  LLMFS_TRY_AT("backward", ag::backward(loss, Tensor::scalar(1.0)));
   HeadGradients result{LLMFS_TRY_AT("read loss", loss.value()).values()[0], {}};
   for (const auto& leaf : leaves)
     result.gradients.push_back(LLMFS_TRY_AT("read gradient", leaf.gradient()));
   return result;
 }
 
-/// Central differences on projected_head_loss(head, upstream) at `inputs` (Chapter 13's
-/// checker through the tape): step δ and an absolute tolerance only.
+/// Central differences on projected_head_loss(head, upstream) at the fixture's inputs
+/// (Chapter 13's checker through the tape): step kGradStep, absolute tolerance only.
 template <class Head>
 [[nodiscard]] Step<llmfs::autograd::GradientCheckReport> check_head_gradients(
-    Head head, const std::vector<llmfs::tensor::Tensor>& inputs,
-    const llmfs::tensor::Tensor& upstream, double step, double tolerance) {
-  return LLMFS_TRY_AT(
-      "gradcheck",
-      llmfs::autograd::check_tape_gradients(
-          projected_head_loss(head, upstream), inputs,
-          {.step = step, .absolute_tolerance = tolerance, .relative_tolerance = 0.0}));
+    Head head, const FixtureTensors& fixture) {
+  return LLMFS_TRY_AT("gradcheck", llmfs::autograd::check_tape_gradients(
+                                       projected_head_loss(head, fixture.upstream),
+                                       fixture.head_inputs(),
+                                       {.step = ch27::kGradStep,
+                                        .absolute_tolerance = ch27::kGradTolerance,
+                                        .relative_tolerance = 0.0}));
+}
+
+/// The report's `config=` line for the fixture.
+[[nodiscard]] inline std::string config_line() {
+  using namespace ch27;
+  return fmt::format(
+      "config=batch:{} tokens:{} d_model:{} d_k:{} d_v:{} scale:{} "
+      "projections:identity",
+      kBatch, kTokens, kWidth, kWidth, kWidth,
+      llmfs::report::format_number(1.0 / std::sqrt(2.0)));
+}
+
+/// The report's upstream, four gradient and gradcheck lines (no final newline).
+[[nodiscard]] inline std::string gradient_lines(
+    const Tensor& upstream, const HeadGradients& g,
+    const llmfs::autograd::GradientCheckReport& check) {
+  using llmfs::report::format_tensor;
+  const auto& in = check.inputs;
+  return fmt::format(
+      "upstream={} loss:{}\ninput_gradient={}\nquery_weight_gradient={}\n"
+      "key_weight_gradient={}\nvalue_weight_gradient={}\ngradcheck=input:{} "
+      "query_weight:{} key_weight:{} value_weight:{} total:{} step:{:g} tolerance:{:g} "
+      "passed:{}",
+      format_tensor(upstream), llmfs::report::format_number(g.loss),
+      format_tensor(g.gradients.at(0)), format_tensor(g.gradients.at(1)),
+      format_tensor(g.gradients.at(2)), format_tensor(g.gradients.at(3)),
+      in.at(0).coordinates, in.at(1).coordinates, in.at(2).coordinates,
+      in.at(3).coordinates, check.coordinates(), ch27::kGradStep, ch27::kGradTolerance,
+      check.passed());
+}
+
+/// Row `index` of a tensor whose rows are `width` values long.
+[[nodiscard]] inline std::span<const double> row(const Tensor& t, std::size_t index,
+                                                 std::size_t width) {
+  return t.values().subspan(index * width, width);
+}
+
+/// Adds `key=value` for each key and value pair (Record::field prints the value).
+inline void add_fields(llmfs::report::Record&) {}
+template <class Value, class... Rest>
+void add_fields(llmfs::report::Record& line, std::string_view key, const Value& value,
+                const Rest&... rest) {
+  line.field(key, value);
+  add_fields(line, rest...);
+}
+
+/// One trace line: `record("MIX", "query", 0, "row_sum", 1.0)` gives
+/// `MIX|query=0|row_sum=1.000000` and a newline.
+template <class... KeyValues>
+[[nodiscard]] std::string record(std::string_view kind, const KeyValues&... fields) {
+  llmfs::report::Record line(kind);
+  add_fields(line, fields...);
+  return line.str() + '\n';
 }
 
 }  // namespace snippets

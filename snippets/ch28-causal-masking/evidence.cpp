@@ -31,9 +31,7 @@ Step<CausalPass> run_causal(const Tensor& input, const Tensor& query_weight,
                                                tape.constant(value)));
   auto weights = LLMFS_TRY_AT("read weights", head.weights.value());
   auto row_sums = LLMFS_TRY(snippets::row_sums(weights));
-  return CausalPass{query,
-                    key,
-                    value,
+  return CausalPass{value,
                     LLMFS_TRY_AT("mask", at::causal_mask(input.shape()[1])),
                     LLMFS_TRY_AT("read scores", head.scores.value()),
                     LLMFS_TRY_AT("read masked scores", head.masked_scores.value()),
@@ -43,11 +41,11 @@ Step<CausalPass> run_causal(const Tensor& input, const Tensor& query_weight,
 }
 
 // region: prefix-invariance
-Step<CausalPass> with_last_token_replaced(const Tensor& input, const Tensor& identity) {
+Tensor with_last_token_replaced(const Tensor& input) {
   // Replace only the last token; every earlier row is then compared bit for bit
   Tensor changed = input;
   std::ranges::copy(kReplacement, changed.mutable_values().end() - kWidth);
-  return run_causal(changed, identity, identity, identity);
+  return changed;
 }
 
 Tensor row_of(const Tensor& tensor, std::size_t row) {
@@ -62,53 +60,6 @@ bool same_row(const Tensor& before, const Tensor& after, std::size_t row) {
   return tensor::bitwise_equal(row_of(before, row), row_of(after, row));
 }
 // endregion: prefix-invariance
-
-Step<Evidence> gather_evidence() {
-  Evidence e{};
-  const Tensor& input = e.input = LLMFS_TRY_AT(
-      "fixture input",
-      Tensor::from(Shape{kBatch, kTokens, kWidth}, {kInput.begin(), kInput.end()}));
-  const Tensor& identity = e.identity = LLMFS_TRY_AT(
-      "fixture identity",
-      Tensor::from(Shape{kWidth, kWidth}, {kIdentity.begin(), kIdentity.end()}));
-  e.fixture = LLMFS_TRY(run_causal(input, identity, identity, identity));
-  e.changed = LLMFS_TRY(with_last_token_replaced(input, identity));
-
-  // Gradients of Σ output ⊙ upstream with respect to X, W_Q, W_K, W_V
-  e.upstream = LLMFS_TRY_AT("fixture upstream",
-                            Tensor::from(Shape{kBatch, kTokens, kWidth},
-                                         {kUpstream.begin(), kUpstream.end()}));
-  const auto head = &at::causal_self_attention;
-  const std::vector<Tensor> inputs{input, identity, identity, identity};
-  e.gradients = LLMFS_TRY(snippets::head_gradients(head, inputs, e.upstream));
-  e.check = LLMFS_TRY(snippets::check_head_gradients(head, inputs, e.upstream,
-                                                     kGradStep, kGradTolerance));
-  // A loss that reads rows 0 and 1 only: no gradient may reach token 2
-  Tensor early = e.upstream;
-  std::ranges::fill(early.mutable_values().last(kWidth), 0.0);
-  e.early = LLMFS_TRY(snippets::head_gradients(head, inputs, early));
-
-  // Typed errors, each call wrong in one way
-  auto refusal = [](const Tensor& query, const Tensor& key) {
-    llmfs::autograd::Tape tape;
-    return snippets::error_text(at::causal_self_attention(
-        tape.constant(query), tape.constant(key), tape.constant(key)));
-  };
-  e.error_empty_tokens =
-      refusal(Tensor::zeros(Shape{1, 0, 2}), Tensor::zeros(Shape{1, 0, 2}));
-  e.error_token_mismatch = refusal(input, Tensor::zeros(Shape{1, 2, 2}));
-  const double blocked = -std::numeric_limits<double>::infinity();
-  const auto all_blocked = LLMFS_TRY_AT(
-      "masked row", Tensor::from(Shape{2, 2}, {0.0, blocked, blocked, blocked}));
-  e.error_fully_masked_row =
-      snippets::error_text(tensor::softmax_last_axis(all_blocked));
-
-  const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
-  e.empty_batch_output =
-      LLMFS_TRY(run_causal(none, identity, identity, identity)).output.shape();
-  e.exercises = LLMFS_TRY(exercise_answers(input, identity));
-  return e;
-}
 
 namespace {
 
@@ -151,9 +102,7 @@ Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity) {
       LLMFS_TRY(run_causal(input, Tensor::zeros(Shape{2, 2}), identity, identity));
 
   // 3. Change token 1 only
-  const auto changed = LLMFS_TRY_AT(
-      "token 1 changed",
-      Tensor::from(input.shape(), {kToken1Changed.begin(), kToken1Changed.end()}));
+  const auto changed = LLMFS_TRY(snippets::tensor_from(input.shape(), kToken1Changed));
   answers.token_1_changed_output =
       LLMFS_TRY(run_causal(changed, identity, identity, identity)).output;
 
@@ -167,15 +116,49 @@ Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity) {
   answers.unmasked_output = LLMFS_TRY_AT("read output", unmasked.output.value());
 
   // 5. A finite mask of −10 instead of −∞, before and after token 2 := [3,-2]
-  Tensor replaced = input;
-  std::ranges::copy(kReplacement, replaced.mutable_values().end() - kWidth);
   std::tie(answers.finite_weights, answers.finite_before) =
       LLMFS_TRY(finite_mask_head(input, kFiniteMask));
-  answers.finite_after = LLMFS_TRY(finite_mask_head(replaced, kFiniteMask)).second;
+  answers.finite_after =
+      LLMFS_TRY(finite_mask_head(with_last_token_replaced(input), kFiniteMask)).second;
   answers.future_weight =
       answers.finite_weights.values()[1] + answers.finite_weights.values()[2];
   return answers;
 }
 // endregion: exercise-answers
+
+Step<Evidence> gather_evidence() {
+  Evidence e{};
+  static_cast<snippets::FixtureTensors&>(e) = LLMFS_TRY(snippets::fixture_tensors());
+  const Tensor &input = e.input, &identity = e.identity;
+  e.fixture = LLMFS_TRY(run_causal(input, identity, identity, identity));
+  e.changed = LLMFS_TRY(
+      run_causal(with_last_token_replaced(input), identity, identity, identity));
+
+  // Gradients of Σ output ⊙ upstream with respect to X, W_Q, W_K, W_V
+  const auto head = &at::causal_self_attention;
+  e.gradients = LLMFS_TRY(snippets::head_gradients(head, e.head_inputs(), e.upstream));
+  e.check = LLMFS_TRY(snippets::check_head_gradients(head, e));
+  // A loss that reads rows 0 and 1 only: no gradient may reach token 2
+  Tensor early = e.upstream;
+  std::ranges::fill(early.mutable_values().last(kWidth), 0.0);
+  e.early = LLMFS_TRY(snippets::head_gradients(head, e.head_inputs(), early));
+
+  // Typed errors, each call wrong in one way
+  const Tensor empty = Tensor::zeros(Shape{1, 0, 2}),
+               two = Tensor::zeros(Shape{1, 2, 2});
+  e.error_empty_tokens = snippets::refusal(head, empty, empty, empty);
+  e.error_token_mismatch = snippets::refusal(head, input, two, two);
+  const double blocked = -std::numeric_limits<double>::infinity();
+  const auto all_blocked = LLMFS_TRY_AT(
+      "masked row", Tensor::from(Shape{2, 2}, {0.0, blocked, blocked, blocked}));
+  e.error_fully_masked_row =
+      snippets::error_text(tensor::softmax_last_axis(all_blocked));
+
+  const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
+  e.empty_batch_output =
+      LLMFS_TRY(run_causal(none, identity, identity, identity)).output.shape();
+  e.exercises = LLMFS_TRY(exercise_answers(input, identity));
+  return e;
+}
 
 }  // namespace ch28

@@ -21,7 +21,7 @@ using snippets::Step;
 
 /// One causal forward pass with every stage copied out.
 struct CausalPass {
-  Tensor query, key, value;
+  Tensor value;
   Tensor mask;  // [T,T]: 0 on and below the diagonal, −∞ above
   Tensor scores, masked_scores, weights, output;
   Tensor row_sums;  // [B,T,1]
@@ -39,8 +39,8 @@ struct Exercises {
   double future_weight = 0.0;                    // 5. row 0's weight on keys 1, 2
 };
 
-struct Evidence {
-  Tensor input, identity, upstream;
+/// X, W_Q = W_K = W_V = I and ∂loss/∂output (FixtureTensors), then what they give.
+struct Evidence : snippets::FixtureTensors {
   CausalPass fixture;
   CausalPass changed;  // the last token replaced by kReplacement
   snippets::HeadGradients gradients;
@@ -56,15 +56,8 @@ struct Evidence {
                                           const Tensor& query_weight,
                                           const Tensor& key_weight,
                                           const Tensor& value_weight);
-/// run_causal() with identity projections on `input` with its last token replaced.
-[[nodiscard]] Step<CausalPass> with_last_token_replaced(const Tensor& input,
-                                                        const Tensor& identity);
-/// Row `row` of a `[..., T, W]` tensor as a `[W]` tensor.
-Tensor row_of(const Tensor& tensor, std::size_t row);
 /// True when row `row` of the two tensors has the same bits (tensor::bitwise_equal).
 bool same_row(const Tensor& before, const Tensor& after, std::size_t row);
-[[nodiscard]] Step<Exercises> exercise_answers(const Tensor& input,
-                                               const Tensor& identity);
 
 [[nodiscard]] Step<Evidence> gather_evidence();
 std::string render_report(const Evidence& evidence);

@@ -9,7 +9,6 @@
 #include <fmt/ranges.h>
 
 #include <llmfs/report/format.hpp>
-#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -18,13 +17,10 @@ namespace ch28 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
-using llmfs::report::Record;
+using snippets::record;
+using snippets::row;
 
 namespace {
-
-std::span<const double> row(const Tensor& t, std::size_t index, std::size_t width) {
-  return t.values().subspan(index * width, width);
-}
 
 // `row_0:<status> row_1:<status> ...` for every row of two [..., T, W] tensors
 std::string statuses(const Tensor& before, const Tensor& after) {
@@ -51,9 +47,9 @@ std::string render_report(const Evidence& e) {
   const Exercises& x = e.exercises;
   std::size_t blocked = 0, blocked_zeros = 0;  // weights where the mask is −∞
   for (std::size_t k = 0; k < f.mask.size(); ++k) {
-    const bool masked = std::isinf(f.mask.values()[k]);
-    blocked += masked ? 1 : 0;
-    blocked_zeros += masked && f.weights.values()[k] == 0.0 ? 1 : 0;
+    if (!std::isinf(f.mask.values()[k])) continue;
+    ++blocked;
+    blocked_zeros += f.weights.values()[k] == 0.0 ? 1 : 0;
   }
   const auto barrier_row = e.early.gradients.at(0).values().last(kWidth);
   auto last_row = [](const Tensor& a, const Tensor& b) {
@@ -64,10 +60,7 @@ std::string render_report(const Evidence& e) {
       "prediction=query i reads keys 0..i only; blocked weights are exactly 0; row 0 "
       "copies value 0; changing the last token leaves every earlier row bitwise "
       "unchanged",
-      fmt::format("config=batch:{} tokens:{} d_model:{} d_k:{} d_v:{} scale:{} "
-                  "projections:identity mask:additive",
-                  kBatch, kTokens, kWidth, kWidth, kWidth,
-                  format_number(1.0 / std::sqrt(2.0))),
+      snippets::config_line() + " mask:additive",
       "input=" + format_tensor(e.input),
       "mask=" + format_tensor(f.mask),
       "scores=" + format_tensor(f.scores),
@@ -89,18 +82,7 @@ std::string render_report(const Evidence& e) {
       fmt::format("gradient_barrier=loss_on_rows:[0,1] input_gradient_row_2:{} "
                   "exact_zeros:{}",
                   format_values(barrier_row), exact_zeros(barrier_row)),
-      fmt::format("upstream={} loss:{}", format_tensor(e.upstream),
-                  format_number(e.gradients.loss)),
-      "input_gradient=" + format_tensor(e.gradients.gradients.at(0)),
-      "query_weight_gradient=" + format_tensor(e.gradients.gradients.at(1)),
-      "key_weight_gradient=" + format_tensor(e.gradients.gradients.at(2)),
-      "value_weight_gradient=" + format_tensor(e.gradients.gradients.at(3)),
-      fmt::format(
-          "gradcheck=input:{} query_weight:{} key_weight:{} value_weight:{} total:{} "
-          "step:{:g} tolerance:{:g} passed:{}",
-          e.check.inputs.at(0).coordinates, e.check.inputs.at(1).coordinates,
-          e.check.inputs.at(2).coordinates, e.check.inputs.at(3).coordinates,
-          e.check.coordinates(), kGradStep, kGradTolerance, e.check.passed()),
+      snippets::gradient_lines(e.upstream, e.gradients, e.check),
       fmt::format(
           "shapes=input:{} mask:{} scores:{} masked_scores:{} weights:{} output:{} "
           "empty_batch_output:{}",
@@ -134,67 +116,41 @@ std::string render_report(const Evidence& e) {
 std::string prefix_records(const Evidence& e) {
   const CausalPass& f = e.fixture;
   std::string out;
-  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
   // The prefix check: the last token replaced, every output row compared bit for bit
   for (std::size_t i = 0; i < kTokens; ++i) {
-    emit(Record("PREFIX")
-             .field("token", i)
-             .field("before", row(f.output, i, kWidth))
-             .field("after", row(e.changed.output, i, kWidth))
-             .field("status", same_row(f.output, e.changed.output, i)
-                                  ? "bitwise-unchanged"
-                                  : "changed")
-             .field("replaced", kTokens - 1)
-             .field("replacement", std::span<const double>(kReplacement)));
+    const bool same = same_row(f.output, e.changed.output, i);
+    out += record("PREFIX", "token", i, "before", row(f.output, i, kWidth), "after",
+                  row(e.changed.output, i, kWidth), "status",
+                  same ? "bitwise-unchanged" : "changed", "replaced", kTokens - 1,
+                  "replacement", std::span<const double>(kReplacement));
   }
   // A finite mask leaks: exercise 5
   const Exercises& x = e.exercises;
   const bool holds = same_row(x.finite_before, x.finite_after, 0);
-  emit(Record("LEAK")
-           .field("mask", kFiniteMask)
-           .field("future_weight", x.future_weight)
-           .field("row0_before", row(x.finite_before, 0, kWidth))
-           .field("row0_after", row(x.finite_after, 0, kWidth))
-           .field("prefix", holds ? "holds" : "broken"));
-  return out;
+  return out + record("LEAK", "mask", kFiniteMask, "future_weight", x.future_weight,
+                      "row0_before", row(x.finite_before, 0, kWidth), "row0_after",
+                      row(x.finite_after, 0, kWidth), "prefix",
+                      holds ? "holds" : "broken");
 }
 // endregion: trace-prefix-records
 
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const CausalPass& f = e.fixture;
-  std::string out;
-  auto emit = [&out](const Record& record) { out += record.str() + '\n'; };
-
-  emit(Record("CONFIG")
-           .field("batch", kBatch)
-           .field("tokens", kTokens)
-           .field("d_k", kWidth)
-           .field("scale", 1.0 / std::sqrt(2.0))
-           .field("mask", "additive causal"));
+  std::string out = record("CONFIG", "batch", kBatch, "tokens", kTokens, "d_k", kWidth,
+                           "scale", 1.0 / std::sqrt(2.0), "mask", "additive causal");
   // Every query/key pair: visibility, score, mask entry, masked score, weight
   for (std::size_t i = 0; i < kTokens; ++i) {
-    for (std::size_t j = 0; j < kTokens; ++j) {
-      const std::size_t at = i * kTokens + j;
-      emit(Record("CELL")
-               .field("query", i)
-               .field("key", j)
-               .field("visibility", j <= i ? "allowed" : "blocked")
-               .field("diagonal", i == j)
-               .field("score", f.scores.values()[at])
-               .field("mask", f.mask.values()[at])
-               .field("masked_score", f.masked_scores.values()[at])
-               .field("weight", f.weights.values()[at]));
-    }
+    for (std::size_t j = 0, at = i * kTokens; j < kTokens; ++j, ++at)
+      out += record("CELL", "query", i, "key", j, "visibility",
+                    j <= i ? "allowed" : "blocked", "diagonal", i == j, "score",
+                    f.scores.values()[at], "mask", f.mask.values()[at], "masked_score",
+                    f.masked_scores.values()[at], "weight", f.weights.values()[at]);
   }
   // Each row's sum and value mixture
-  for (std::size_t i = 0; i < kTokens; ++i) {
-    emit(Record("MIX")
-             .field("query", i)
-             .field("allowed_keys", i + 1)
-             .field("row_sum", f.row_sums.values()[i])
-             .field("output", row(f.output, i, kWidth)));
-  }
+  for (std::size_t i = 0; i < kTokens; ++i)
+    out += record("MIX", "query", i, "allowed_keys", i + 1, "row_sum",
+                  f.row_sums.values()[i], "output", row(f.output, i, kWidth));
   return out + prefix_records(e);
 }
 // endregion: trace-records
