@@ -79,28 +79,6 @@ std::string render_report(const Evidence& e) {
   });
 }
 
-// region: trace-mixture-records
-std::string mixture_records(const Evidence& e) {
-  const HeadPass& f = e.fixture;
-  std::string out;
-  // Each query's weight row, its sum, and the value mixture it produces
-  for (std::size_t i = 0; i < kTokens; ++i)
-    out += record("MIX", "query", i, "weights", row(f.weights, i, kTokens), "row_sum",
-                  f.row_sums.values()[i], "output", row(f.output, i, kWidth));
-  // The same keys without and with the 1/√d_k scale
-  const Saturation& s = e.saturation;
-  for (const auto& [scale, pass] :
-       {std::pair{"none", &s.unscaled}, std::pair{"1/sqrt(d_k)", &s.scaled}}) {
-    out += record("SATURATION", "scale", scale, "d_k", pass->key.shape()[2], "scores",
-                  pass->scores.values(), "weights", pass->weights.values(),
-                  "max_derivative", max_softmax_derivative(pass->weights.values()));
-  }
-  return out + record("ADDITIVE", "query", 0, "additive",
-                      std::span<const double>(e.additive), "dot",
-                      f.scores.values().first(kTokens));
-}
-// endregion: trace-mixture-records
-
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const HeadPass& f = e.fixture;
@@ -121,7 +99,21 @@ std::string render_trace(const Evidence& e) {
       out += record("CELL", "query", i, "key", j, "dot", f.dots.values()[at], "score",
                     f.scores.values()[at], "weight", f.weights.values()[at]);
   }
-  return out + mixture_records(e);
+  // Each query's weight row, its sum, and the value mixture it produces
+  for (std::size_t i = 0; i < kTokens; ++i)
+    out += record("MIX", "query", i, "weights", row(f.weights, i, kTokens), "row_sum",
+                  f.row_sums.values()[i], "output", row(f.output, i, kWidth));
+  // The same keys without and with the 1/√d_k scale
+  const Saturation& s = e.saturation;
+  for (const auto& [scale, pass] :
+       {std::pair{"none", &s.unscaled}, std::pair{"1/sqrt(d_k)", &s.scaled}}) {
+    out += record("SATURATION", "scale", scale, "d_k", pass->key.shape()[2], "scores",
+                  pass->scores.values(), "weights", pass->weights.values(),
+                  "max_derivative", max_softmax_derivative(pass->weights.values()));
+  }
+  return out + record("ADDITIVE", "query", 0, "additive",
+                      std::span<const double>(e.additive), "dot",
+                      f.scores.values().first(kTokens));
 }
 // endregion: trace-records
 

@@ -51,8 +51,7 @@ Tensor with_last_token_replaced(const Tensor& input) {
 Tensor row_of(const Tensor& tensor, std::size_t row) {
   const std::size_t width = tensor.shape()[tensor.rank() - 1];
   Tensor out = Tensor::zeros(Shape{width});
-  std::ranges::copy(tensor.values().subspan(row * width, width),
-                    out.mutable_values().begin());
+  std::ranges::copy(snippets::row(tensor, row, width), out.mutable_values().begin());
   return out;
 }
 
@@ -106,8 +105,7 @@ Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity) {
   answers.token_1_changed_output =
       LLMFS_TRY(run_causal(changed, identity, identity, identity)).output;
 
-  // 4. Chapter 27's unmasked head on the same rows (identity projections: Q = K = V =
-  // X)
+  // 4. Chapter 27's unmasked head on the same rows (identity projections: Q = K = V)
   llmfs::autograd::Tape tape;
   const auto x = tape.constant(input);
   const auto unmasked =
@@ -116,12 +114,11 @@ Step<Exercises> exercise_answers(const Tensor& input, const Tensor& identity) {
   answers.unmasked_output = LLMFS_TRY_AT("read output", unmasked.output.value());
 
   // 5. A finite mask of −10 instead of −∞, before and after token 2 := [3,-2]
-  std::tie(answers.finite_weights, answers.finite_before) =
-      LLMFS_TRY(finite_mask_head(input, kFiniteMask));
+  const auto [weights, before] = LLMFS_TRY(finite_mask_head(input, kFiniteMask));
+  answers.future_weight = weights.values()[1] + weights.values()[2];
+  answers.finite_before = before;
   answers.finite_after =
       LLMFS_TRY(finite_mask_head(with_last_token_replaced(input), kFiniteMask)).second;
-  answers.future_weight =
-      answers.finite_weights.values()[1] + answers.finite_weights.values()[2];
   return answers;
 }
 // endregion: exercise-answers

@@ -34,9 +34,8 @@ struct Exercises {
   CausalPass blind;                              // 2. W_Q = 0
   Tensor token_1_changed_output;                 // 3. token 1 := [-2,5]
   Tensor unmasked_weights, unmasked_output;      // 4. Chapter 27's head
-  Tensor finite_weights;                         // 5. mask −10 instead of −∞
-  Tensor finite_before, finite_after;            // 5. outputs, token 2 := [3,-2]
-  double future_weight = 0.0;                    // 5. row 0's weight on keys 1, 2
+  Tensor finite_before, finite_after;  // 5. mask −10: outputs, token 2 := [3,-2]
+  double future_weight = 0.0;          // 5. row 0's weight on keys 1, 2
 };
 
 /// X, W_Q = W_K = W_V = I and ∂loss/∂output (FixtureTensors), then what they give.

@@ -36,10 +36,6 @@ std::string exact(std::span<const double> values) {
   return fmt::format("[{}]", fmt::join(values, ","));
 }
 
-std::size_t exact_zeros(std::span<const double> values) {
-  return static_cast<std::size_t>(std::ranges::count(values, 0.0));
-}
-
 }  // namespace
 
 std::string render_report(const Evidence& e) {
@@ -81,7 +77,7 @@ std::string render_report(const Evidence& e) {
                   statuses(f.output, e.changed.output)),
       fmt::format("gradient_barrier=loss_on_rows:[0,1] input_gradient_row_2:{} "
                   "exact_zeros:{}",
-                  format_values(barrier_row), exact_zeros(barrier_row)),
+                  format_values(barrier_row), std::ranges::count(barrier_row, 0.0)),
       snippets::gradient_lines(e.upstream, e.gradients, e.check),
       fmt::format(
           "shapes=input:{} mask:{} scores:{} masked_scores:{} weights:{} output:{} "
@@ -112,28 +108,6 @@ std::string render_report(const Evidence& e) {
   });
 }
 
-// region: trace-prefix-records
-std::string prefix_records(const Evidence& e) {
-  const CausalPass& f = e.fixture;
-  std::string out;
-  // The prefix check: the last token replaced, every output row compared bit for bit
-  for (std::size_t i = 0; i < kTokens; ++i) {
-    const bool same = same_row(f.output, e.changed.output, i);
-    out += record("PREFIX", "token", i, "before", row(f.output, i, kWidth), "after",
-                  row(e.changed.output, i, kWidth), "status",
-                  same ? "bitwise-unchanged" : "changed", "replaced", kTokens - 1,
-                  "replacement", std::span<const double>(kReplacement));
-  }
-  // A finite mask leaks: exercise 5
-  const Exercises& x = e.exercises;
-  const bool holds = same_row(x.finite_before, x.finite_after, 0);
-  return out + record("LEAK", "mask", kFiniteMask, "future_weight", x.future_weight,
-                      "row0_before", row(x.finite_before, 0, kWidth), "row0_after",
-                      row(x.finite_after, 0, kWidth), "prefix",
-                      holds ? "holds" : "broken");
-}
-// endregion: trace-prefix-records
-
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const CausalPass& f = e.fixture;
@@ -151,7 +125,21 @@ std::string render_trace(const Evidence& e) {
   for (std::size_t i = 0; i < kTokens; ++i)
     out += record("MIX", "query", i, "allowed_keys", i + 1, "row_sum",
                   f.row_sums.values()[i], "output", row(f.output, i, kWidth));
-  return out + prefix_records(e);
+  // The prefix check: the last token replaced, every output row compared bit for bit
+  for (std::size_t i = 0; i < kTokens; ++i) {
+    const bool same = same_row(f.output, e.changed.output, i);
+    out += record("PREFIX", "token", i, "before", row(f.output, i, kWidth), "after",
+                  row(e.changed.output, i, kWidth), "status",
+                  same ? "bitwise-unchanged" : "changed", "replaced", kTokens - 1,
+                  "replacement", std::span<const double>(kReplacement));
+  }
+  // A finite mask leaks: exercise 5
+  const Exercises& x = e.exercises;
+  const bool holds = same_row(x.finite_before, x.finite_after, 0);
+  return out + record("LEAK", "mask", kFiniteMask, "future_weight", x.future_weight,
+                      "row0_before", row(x.finite_before, 0, kWidth), "row0_after",
+                      row(x.finite_after, 0, kWidth), "prefix",
+                      holds ? "holds" : "broken");
 }
 // endregion: trace-records
 
