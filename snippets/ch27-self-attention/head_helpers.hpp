@@ -1,10 +1,9 @@
 // Chapter 27
 #pragma once
 /// \file
-/// \brief Helpers Chapters 27 and 28 share: the fixture as tensors, an attention call's
-/// refusal as text, the weight rows' sums, the gradients of
-/// `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` for a head
-/// (scaled_dot_product_attention or causal_self_attention), and report/trace writing.
+/// \brief What Chapters 27 and 28 share: the fixture as tensors, refusals as text, row
+/// sums, the gradients of `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` for a head,
+/// and the common report lines and trace records.
 
 #include <cmath>
 #include <expected>

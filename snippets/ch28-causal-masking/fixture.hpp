@@ -11,14 +11,7 @@
 
 namespace ch28 {
 
-using ch27::kBatch;
-using ch27::kGradStep;
-using ch27::kGradTolerance;
-using ch27::kIdentity;
-using ch27::kInput;
-using ch27::kTokens;
-using ch27::kUpstream;
-using ch27::kWidth;
+using namespace ch27;  // the three tokens, identity projections and upstream
 
 /// The prefix check replaces the last token by this row.
 inline constexpr std::array<double, kWidth> kReplacement = {3.0, -2.0};
