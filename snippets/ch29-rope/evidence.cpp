@@ -38,15 +38,13 @@ namespace {
 }
 // endregion: relative-scores
 
-}  // namespace
-
 // region: value-policy
 // Only queries and keys are rotated: the weights then depend on gaps alone, and the
 // values they average keep no trace of absolute position. The contrast rotates the
 // values too.
-Step<ValuePolicy> value_policy(const RotaryEmbedding& rope, const Tensor& query,
-                               const Tensor& key, const Tensor& value,
-                               std::size_t offset) {
+[[nodiscard]] Step<ValuePolicy> value_policy(const RotaryEmbedding& rope,
+                                             const Tensor& query, const Tensor& key,
+                                             const Tensor& value, std::size_t offset) {
   // query, key, value: [1, T, d] -> weights [1, T, T], outputs [1, T, d]
   ag::Tape tape;
   const auto q =
@@ -65,6 +63,8 @@ Step<ValuePolicy> value_policy(const RotaryEmbedding& rope, const Tensor& query,
                      *contrast.value()};
 }
 // endregion: value-policy
+
+}  // namespace
 
 Step<Evidence> gather_evidence() {
   Evidence e{.rope = LLMFS_TRY_AT("fixture RoPE", fixture_rope())};
@@ -86,7 +86,7 @@ Step<Evidence> gather_evidence() {
       {"capacity", error_text(e.rope.rotate(rows, Fixture::offsets[1] + 1))},
       {"offset_overflow", error_text(e.rope.rotate(rows, huge))},
   };
-  e.exercises = LLMFS_TRY(answer_exercises());
+  e.exercises = LLMFS_TRY(answer_exercises(e.runs[1]));
   return e;
 }
 

@@ -1,18 +1,11 @@
 // Chapter 29
 #pragma once
-// Every value the report and the trace print, gathered once from the
-// library.
+// Every value the report and the trace print, gathered once from the library.
 
-#include <array>
-#include <cstddef>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include <fmt/format.h>
-
-#include <llmfs/attention/rope.hpp>
-#include <llmfs/tensor/tensor.hpp>
 
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
@@ -35,12 +28,12 @@ struct ValuePolicy {
   llmfs::tensor::Tensor output_if_values_rotated;  ///< [1, T, d], weights · RoPE(V)
 };
 
-/// Rotates `query` and `key` at `offset`, attends causally over `value`, and once more
-/// over the rotated values (the contrast).
-[[nodiscard]] Step<ValuePolicy> value_policy(
-    const llmfs::attention::RotaryEmbedding& rope, const llmfs::tensor::Tensor& query,
-    const llmfs::tensor::Tensor& key, const llmfs::tensor::Tensor& value,
-    std::size_t offset);
+/// The fixture at one offset.
+struct OffsetRun {
+  std::size_t offset = 0;
+  RelativeScores relative;
+  ValuePolicy attention;
+};
 
 /// The exercise answers, each computed with the library.
 struct ExerciseAnswers {
@@ -54,15 +47,6 @@ struct ExerciseAnswers {
   std::vector<double> position0_values_rotated;  ///< 5: the same if values were rotated
   std::vector<double> counter_rotated_row;       ///< 6: R(-2)[1,0]
   std::vector<double> counter_rotated_result;    ///< 6: RoPE at position 2 of that row
-};
-
-[[nodiscard]] Step<ExerciseAnswers> answer_exercises();
-
-/// The fixture at one offset.
-struct OffsetRun {
-  std::size_t offset = 0;
-  RelativeScores relative;
-  ValuePolicy attention;
 };
 
 /// Every value the report and the trace print.
@@ -80,6 +64,8 @@ template <class Result>
   return result ? std::string("accepted") : fmt::format("{}", result.error());
 }
 
+/// The answers; exercise 5 reads the run at offset 3.
+[[nodiscard]] Step<ExerciseAnswers> answer_exercises(const OffsetRun& shifted);
 [[nodiscard]] Step<Evidence> gather_evidence();
 [[nodiscard]] std::string render_report(const Evidence& evidence);
 [[nodiscard]] std::string render_trace(const Evidence& evidence);

@@ -30,7 +30,7 @@ std::vector<double> to_vector(std::span<const double> values) {
 }  // namespace
 
 // region: exercise-answers
-Step<ExerciseAnswers> answer_exercises() {
+Step<ExerciseAnswers> answer_exercises(const OffsetRun& shifted) {
   ExerciseAnswers answers;
 
   // 1. The rates of width 8, base 10000
@@ -54,8 +54,7 @@ Step<ExerciseAnswers> answer_exercises() {
   answers.first_invalid = error_text(rope.rotate(rows, fitting));
 
   // 5. Position 0's output at offset 3: the real layer, and with rotated values
-  const ValuePolicy policy = LLMFS_TRY(
-      value_policy(rope, rows, rows, fixture_value_rows(), Fixture::offsets[1]));
+  const ValuePolicy& policy = shifted.attention;
   answers.position0_real = to_vector(policy.output.values().first(Fixture::width));
   answers.position0_values_rotated =
       to_vector(policy.output_if_values_rotated.values().first(Fixture::width));

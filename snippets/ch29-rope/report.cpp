@@ -1,13 +1,13 @@
 // Chapter 29
-// The demo's report, one `key=...` line per fact.
+// The demo's report, one `key=...` line per fact, and the diagram's trace records
+// (docs/_ext/diagrams/ch29.py draws them).
 
 #include <cmath>
-#include <string>
-#include <vector>
-
-#include <fmt/format.h>
+#include <numbers>
+#include <numeric>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -16,28 +16,33 @@ namespace ch29 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
+using llmfs::report::Record;
+constexpr std::size_t pairs = Fixture::width / 2, tokens = Fixture::tokens;
 
 namespace {
 
-// The angle p·θ_i of every token and pair at one offset: [T · pairs].
-std::vector<double> angles(std::span<const double> theta, std::size_t offset) {
-  std::vector<double> out;
-  for (std::size_t t = 0; t < Fixture::tokens; ++t)
-    for (const double rate : theta)
-      out.push_back(static_cast<double>(offset + t) * rate);
-  return out;
+// The angle p·θ_i of token t and pair i at one offset.
+double angle(const Evidence& e, std::size_t offset, std::size_t t, std::size_t i) {
+  return static_cast<double>(offset + t) * e.rope.frequencies()[i];
 }
 
 // The length of every row of a [1, T, d] tensor: [T].
 std::vector<double> row_norms(const llmfs::tensor::Tensor& rows) {
   std::vector<double> norms;
-  for (std::size_t start = 0; start < rows.size(); start += Fixture::width) {
-    double sum = 0.0;
-    for (const double x : rows.values().subspan(start, Fixture::width))
-      sum += x * x;
-    norms.push_back(std::sqrt(sum));
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const auto row = rows.values().subspan(t * Fixture::width, Fixture::width);
+    norms.push_back(
+        std::sqrt(std::inner_product(row.begin(), row.end(), row.begin(), 0.0)));
   }
   return norms;
+}
+
+// `record` with one `offset_N` field per run: `row(run)`, side by side.
+template <class Row>
+Record per_offset(Record record, const Evidence& e, Row row) {
+  for (const OffsetRun& run : e.runs)
+    record.field(fmt::format("offset_{}", run.offset), row(run));
+  return record;
 }
 
 }  // namespace
@@ -49,8 +54,8 @@ std::string render_report(const Evidence& e) {
       fmt::format(
           "config=width:{} pairs:{} base:{} capacity:{} tokens:{} offsets:[{},{}] "
           "scale:{}",
-          Fixture::width, Fixture::width / 2, format_number(Fixture::base),
-          Fixture::capacity, Fixture::tokens, Fixture::offsets[0], Fixture::offsets[1],
+          Fixture::width, pairs, format_number(Fixture::base), Fixture::capacity,
+          tokens, Fixture::offsets[0], Fixture::offsets[1],
           format_number(1.0 / std::sqrt(double(Fixture::width)))),
       "theta=" + format_values(e.rope.frequencies()),
       "cos=" + format_tensor(e.rope.cos_table()),
@@ -59,9 +64,12 @@ std::string render_report(const Evidence& e) {
       "values=" + format_tensor(fixture_value_rows()),
   };
   for (const OffsetRun& run : e.runs) {
+    std::vector<double> angles;  // [T · pairs]
+    for (std::size_t t = 0; t < tokens; ++t)
+      for (std::size_t i = 0; i < pairs; ++i)
+        angles.push_back(angle(e, run.offset, t, i));
     const std::string at = fmt::format("offset{}.", run.offset);
-    lines.push_back(
-        at + "angles=" + format_values(angles(e.rope.frequencies(), run.offset)));
+    lines.push_back(at + "angles=" + format_values(angles));
     lines.push_back(at + "rotated=" + format_tensor(run.relative.rotated_query));
     lines.push_back(at + "scores=" + format_tensor(run.relative.scores));
     lines.push_back(at + "weights=" + format_tensor(run.attention.weights));
@@ -92,6 +100,91 @@ std::string render_report(const Evidence& e) {
   lines.push_back(
       "next=chapter 30 splits the width into heads and rotates each head's queries and "
       "keys with d = head width");
+  return snippets::join_lines(lines);
+}
+
+std::string render_trace(const Evidence& e) {
+  const auto theta = e.rope.frequencies();
+  const std::string offsets =
+      fmt::format("[{},{}]", Fixture::offsets[0], Fixture::offsets[1]);
+  std::vector<std::string> lines{
+      Record("CONFIG")
+          .field("width", Fixture::width)
+          .field("pairs", pairs)
+          .field("base", Fixture::base)
+          .field("capacity", Fixture::capacity)
+          .field("tokens", tokens)
+          .field("offsets", std::string_view(offsets))
+          .field("content", std::span<const double>(Fixture::content))
+          .field("scale", 1.0 / std::sqrt(double(Fixture::width)))
+          .str()};
+  for (std::size_t i = 0; i < pairs; ++i)
+    lines.push_back(Record("RATE")
+                        .field("pair", i)
+                        .field("coordinates", std::string_view(fmt::format(
+                                                  "[{},{}]", 2 * i, 2 * i + 1)))
+                        .field("theta", theta[i])
+                        .field("period", 2.0 * std::numbers::pi / theta[i])
+                        .str());
+
+  // One TURN per offset, token and pair: the pair before and after its rotation
+  const llmfs::tensor::Tensor input = fixture_content_rows();
+  for (const OffsetRun& run : e.runs) {
+    for (std::size_t t = 0; t < tokens; ++t) {
+      const std::size_t position = run.offset + t;
+      for (std::size_t i = 0; i < pairs; ++i) {
+        const std::size_t at = t * Fixture::width + 2 * i;
+        const auto before = input.values().subspan(at, 2);
+        const auto after = run.relative.rotated_query.values().subspan(at, 2);
+        lines.push_back(
+            Record("TURN")
+                .field("offset", run.offset)
+                .field("token", t)
+                .field("position", position)
+                .field("pair", i)
+                .field("angle", angle(e, run.offset, t, i))
+                .field("cos", e.rope.cos_table().values()[position * pairs + i])
+                .field("sin", e.rope.sin_table().values()[position * pairs + i])
+                .field("before", before)
+                .field("after", after)
+                .field("length_before", std::hypot(before[0], before[1]))
+                .field("length_after", std::hypot(after[0], after[1]))
+                .str());
+      }
+    }
+  }
+
+  // One SCORE per query and key, then the weights and outputs, each offset side by side
+  for (std::size_t p = 0; p < tokens; ++p)
+    for (std::size_t s = 0; s < tokens; ++s)
+      lines.push_back(per_offset(Record("SCORE")
+                                     .field("query", p)
+                                     .field("key", s)
+                                     .field("gap", static_cast<long long>(p) -
+                                                       static_cast<long long>(s))
+                                     .field("visible", s <= p),
+                                 e,
+                                 [&](const OffsetRun& run) {
+                                   return run.relative.scores.values()[p * tokens + s];
+                                 })
+                          .str());
+  for (std::size_t p = 0; p < tokens; ++p)
+    lines.push_back(
+        per_offset(Record("WEIGHTS").field("query", p), e, [&](const OffsetRun& run) {
+          return run.attention.weights.values().subspan(p * tokens, tokens);
+        }).str());
+  const OffsetRun& last = e.runs.back();
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const auto row = [&](const llmfs::tensor::Tensor& output) {
+      return output.values().subspan(t * Fixture::width, Fixture::width);
+    };
+    lines.push_back(
+        per_offset(Record("OUTPUT").field("token", t), e,
+                   [&](const OffsetRun& run) { return row(run.attention.output); })
+            .field(fmt::format("values_rotated_offset_{}", last.offset),
+                   row(last.attention.output_if_values_rotated))
+            .str());
+  }
   return snippets::join_lines(lines);
 }
 
