@@ -65,8 +65,6 @@ struct Evidence {
 [[nodiscard]] Step<Word> encode_word(std::u32string_view word);
 /// Decodes a byte string and keeps the library's answer, error or code points.
 [[nodiscard]] Outcome decode_case(std::string_view name, const Bytes& bytes);
-/// Computes every exercise answer (exercises.cpp).
-[[nodiscard]] Step<Exercises> solve_exercises(const CorpusFacts& kjv);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 
