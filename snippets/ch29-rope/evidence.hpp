@@ -5,8 +5,6 @@
 #include <string>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
 
@@ -58,14 +56,6 @@ struct Evidence {
   ExerciseAnswers exercises{};
 };
 
-/// The library's message for a failed result, or "accepted".
-template <class Result>
-[[nodiscard]] std::string error_text(const Result& result) {
-  return result ? std::string("accepted") : fmt::format("{}", result.error());
-}
-
-/// The answers; exercise 5 reads the run at offset 3.
-[[nodiscard]] Step<ExerciseAnswers> answer_exercises(const OffsetRun& shifted);
 [[nodiscard]] Step<Evidence> gather_evidence();
 [[nodiscard]] std::string render_report(const Evidence& evidence);
 [[nodiscard]] std::string render_trace(const Evidence& evidence);

@@ -26,22 +26,27 @@ double angle(const Evidence& e, std::size_t offset, std::size_t t, std::size_t i
   return static_cast<double>(offset + t) * e.rope.frequencies()[i];
 }
 
+// Row r of `x` read as rows of n values.
+std::span<const double> row(const llmfs::tensor::Tensor& x, std::size_t r,
+                            std::size_t n) {
+  return x.values().subspan(r * n, n);
+}
+
 // The length of every row of a [1, T, d] tensor: [T].
 std::vector<double> row_norms(const llmfs::tensor::Tensor& rows) {
   std::vector<double> norms;
   for (std::size_t t = 0; t < tokens; ++t) {
-    const auto row = rows.values().subspan(t * Fixture::width, Fixture::width);
-    norms.push_back(
-        std::sqrt(std::inner_product(row.begin(), row.end(), row.begin(), 0.0)));
+    const auto x = row(rows, t, Fixture::width);
+    norms.push_back(std::sqrt(std::inner_product(x.begin(), x.end(), x.begin(), 0.0)));
   }
   return norms;
 }
 
-// `record` with one `offset_N` field per run: `row(run)`, side by side.
-template <class Row>
-Record per_offset(Record record, const Evidence& e, Row row) {
+// `record` with one `offset_N` field per run, side by side: `value(run)`.
+template <class Value>
+Record per_offset(Record record, const Evidence& e, Value value) {
   for (const OffsetRun& run : e.runs)
-    record.field(fmt::format("offset_{}", run.offset), row(run));
+    record.field(fmt::format("offset_{}", run.offset), value(run));
   return record;
 }
 
@@ -133,58 +138,50 @@ std::string render_trace(const Evidence& e) {
     for (std::size_t t = 0; t < tokens; ++t) {
       const std::size_t position = run.offset + t;
       for (std::size_t i = 0; i < pairs; ++i) {
-        const std::size_t at = t * Fixture::width + 2 * i;
-        const auto before = input.values().subspan(at, 2);
-        const auto after = run.relative.rotated_query.values().subspan(at, 2);
-        lines.push_back(
-            Record("TURN")
-                .field("offset", run.offset)
-                .field("token", t)
-                .field("position", position)
-                .field("pair", i)
-                .field("angle", angle(e, run.offset, t, i))
-                .field("cos", e.rope.cos_table().values()[position * pairs + i])
-                .field("sin", e.rope.sin_table().values()[position * pairs + i])
-                .field("before", before)
-                .field("after", after)
-                .field("length_before", std::hypot(before[0], before[1]))
-                .field("length_after", std::hypot(after[0], after[1]))
-                .str());
+        const auto before = row(input, t * pairs + i, 2);
+        const auto after = row(run.relative.rotated_query, t * pairs + i, 2);
+        lines.push_back(Record("TURN")
+                            .field("offset", run.offset)
+                            .field("token", t)
+                            .field("position", position)
+                            .field("pair", i)
+                            .field("angle", angle(e, run.offset, t, i))
+                            .field("cos", row(e.rope.cos_table(), position, pairs)[i])
+                            .field("sin", row(e.rope.sin_table(), position, pairs)[i])
+                            .field("before", before)
+                            .field("after", after)
+                            .field("length_before", std::hypot(before[0], before[1]))
+                            .field("length_after", std::hypot(after[0], after[1]))
+                            .str());
       }
     }
   }
 
   // One SCORE per query and key, then the weights and outputs, each offset side by side
-  for (std::size_t p = 0; p < tokens; ++p)
-    for (std::size_t s = 0; s < tokens; ++s)
-      lines.push_back(per_offset(Record("SCORE")
-                                     .field("query", p)
-                                     .field("key", s)
-                                     .field("gap", static_cast<long long>(p) -
-                                                       static_cast<long long>(s))
-                                     .field("visible", s <= p),
-                                 e,
-                                 [&](const OffsetRun& run) {
-                                   return run.relative.scores.values()[p * tokens + s];
-                                 })
-                          .str());
-  for (std::size_t p = 0; p < tokens; ++p)
-    lines.push_back(
-        per_offset(Record("WEIGHTS").field("query", p), e, [&](const OffsetRun& run) {
-          return run.attention.weights.values().subspan(p * tokens, tokens);
-        }).str());
-  const OffsetRun& last = e.runs.back();
-  for (std::size_t t = 0; t < tokens; ++t) {
-    const auto row = [&](const llmfs::tensor::Tensor& output) {
-      return output.values().subspan(t * Fixture::width, Fixture::width);
-    };
-    lines.push_back(
-        per_offset(Record("OUTPUT").field("token", t), e,
-                   [&](const OffsetRun& run) { return row(run.attention.output); })
-            .field(fmt::format("values_rotated_offset_{}", last.offset),
-                   row(last.attention.output_if_values_rotated))
-            .str());
+  for (std::size_t p = 0; p < tokens; ++p) {
+    for (std::size_t s = 0; s < tokens; ++s) {
+      Record score("SCORE");
+      score.field("query", p).field("key", s);
+      score.field("gap", std::ptrdiff_t(p) - std::ptrdiff_t(s))
+          .field("visible", s <= p);
+      lines.push_back(per_offset(score, e, [&](const OffsetRun& run) {
+                        return row(run.relative.scores, p, tokens)[s];
+                      }).str());
+    }
   }
+  for (std::size_t p = 0; p < tokens; ++p)
+    lines.push_back(per_offset(Record("WEIGHTS").field("query", p), e, [&](auto& run) {
+                      return row(run.attention.weights, p, tokens);
+                    }).str());
+  const OffsetRun& last = e.runs.back();
+  for (std::size_t t = 0; t < tokens; ++t)
+    lines.push_back(
+        per_offset(
+            Record("OUTPUT").field("token", t), e,
+            [&](auto& run) { return row(run.attention.output, t, Fixture::width); })
+            .field(fmt::format("values_rotated_offset_{}", last.offset),
+                   row(last.attention.output_if_values_rotated, t, Fixture::width))
+            .str());
   return snippets::join_lines(lines);
 }
 
