@@ -87,7 +87,7 @@ std::vector<double> to_vector(std::span<const double> values) {
 }
 
 // region: exercise-answers
-[[nodiscard]] Step<ExerciseAnswers> answer_exercises(const OffsetRun& shifted) {
+[[nodiscard]] Step<ExerciseAnswers> answer_exercises(const Evidence& e) {
   ExerciseAnswers answers;
 
   // 1. The rates of width 8, base 10000
@@ -95,7 +95,7 @@ std::vector<double> to_vector(std::span<const double> values) {
   answers.rates_width8_base10000 = to_vector(wide.frequencies());
 
   // 2. Positions per full turn of the fixture's slow pair
-  const auto rope = LLMFS_TRY_AT("fixture RoPE", fixture_rope());
+  const RotaryEmbedding& rope = e.rope;  // the fixture's layer
   answers.slow_pair_period = 2.0 * std::numbers::pi / rope.frequencies()[1];
 
   // 3. Query at 5, key at 2, against the same gap starting at 0
@@ -111,7 +111,7 @@ std::vector<double> to_vector(std::span<const double> values) {
   answers.first_invalid = error_text(rope.rotate(rows, fitting));
 
   // 5. Position 0's output at offset 3: the real layer, and with rotated values
-  const ValuePolicy& policy = shifted.attention;
+  const ValuePolicy& policy = e.runs[1].attention;
   answers.position0_real = to_vector(policy.output.values().first(Fixture::width));
   answers.position0_values_rotated =
       to_vector(policy.output_if_values_rotated.values().first(Fixture::width));
@@ -150,7 +150,7 @@ Step<Evidence> gather_evidence() {
       {"capacity", error_text(e.rope.rotate(rows, Fixture::offsets[1] + 1))},
       {"offset_overflow", error_text(e.rope.rotate(rows, huge))},
   };
-  e.exercises = LLMFS_TRY(answer_exercises(e.runs[1]));
+  e.exercises = LLMFS_TRY(answer_exercises(e));
   return e;
 }
 
