@@ -3,9 +3,7 @@
 // Chapter 1's program: every value its report and trace print, gathered once from the
 // library (src/llmfs/text/utf8.hpp), and the functions that render them.
 
-#include <cstddef>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <llmfs/text/utf8.hpp>
@@ -63,18 +61,10 @@ struct Evidence {
   Exercises exercises;               ///< the exercise answers
 };
 
-/// Encodes one word of code points (the fixture's words are valid, so an error is a
-/// bug).
+/// Encodes one word of code points (the fixture's are valid: an error is a bug).
 [[nodiscard]] Step<Word> encode_word(std::u32string_view word);
 /// Decodes a byte string and keeps the library's answer, error or code points.
 [[nodiscard]] Outcome decode_case(std::string_view name, const Bytes& bytes);
-/// Reads a corpus file and measures it; a missing file or malformed UTF-8 is a typed
-/// error naming the file (and, for UTF-8, the byte offset).
-[[nodiscard]] Step<CorpusFacts> measure_corpus(const std::string& path);
-/// Exercise 3: strips the marker bits and joins the payloads with no check at all.
-[[nodiscard]] char32_t assemble_unchecked(const Bytes& bytes);
-/// Computes every exercise answer (exercises.cpp).
-[[nodiscard]] Step<Exercises> solve_exercises(const CorpusFacts& kjv);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 
@@ -82,10 +72,6 @@ struct Evidence {
 [[nodiscard]] std::string code_point_name(char32_t code_point);
 /// `[U+0068,U+00E9]`.
 [[nodiscard]] std::string code_point_list(const CodePoints& code_points);
-/// A layout row's bit pattern: `110xxxxx 10xxxxxx` for two bytes.
-[[nodiscard]] std::string layout_pattern(const llmfs::text::Utf8Row& row);
-/// `68 C3 A9` for bytes.
-[[nodiscard]] std::string hex_bytes(const Bytes& bytes);
 /// The report, one `key=value` line per fact.
 [[nodiscard]] std::string render_report(const Evidence& evidence);
 /// The trace records the diagram is drawn from.

@@ -1,18 +1,9 @@
 // Chapter 29
 #pragma once
-// Every value the report and the trace print, gathered once from the
-// library.
+// Every value the report and the trace print, gathered once from the library.
 
-#include <array>
-#include <cstddef>
 #include <string>
 #include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
-#include <llmfs/attention/rope.hpp>
-#include <llmfs/tensor/tensor.hpp>
 
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
@@ -35,12 +26,12 @@ struct ValuePolicy {
   llmfs::tensor::Tensor output_if_values_rotated;  ///< [1, T, d], weights · RoPE(V)
 };
 
-/// Rotates `query` and `key` at `offset`, attends causally over `value`, and once more
-/// over the rotated values (the contrast).
-[[nodiscard]] Step<ValuePolicy> value_policy(
-    const llmfs::attention::RotaryEmbedding& rope, const llmfs::tensor::Tensor& query,
-    const llmfs::tensor::Tensor& key, const llmfs::tensor::Tensor& value,
-    std::size_t offset);
+/// The fixture at one offset.
+struct OffsetRun {
+  std::size_t offset = 0;
+  RelativeScores relative;
+  ValuePolicy attention;
+};
 
 /// The exercise answers, each computed with the library.
 struct ExerciseAnswers {
@@ -56,15 +47,6 @@ struct ExerciseAnswers {
   std::vector<double> counter_rotated_result;    ///< 6: RoPE at position 2 of that row
 };
 
-[[nodiscard]] Step<ExerciseAnswers> answer_exercises();
-
-/// The fixture at one offset.
-struct OffsetRun {
-  std::size_t offset = 0;
-  RelativeScores relative;
-  ValuePolicy attention;
-};
-
 /// Every value the report and the trace print.
 struct Evidence {
   llmfs::attention::RotaryEmbedding rope;  ///< the fixture's layer: rates and tables
@@ -73,12 +55,6 @@ struct Evidence {
   std::vector<std::pair<std::string, std::string>> errors{};
   ExerciseAnswers exercises{};
 };
-
-/// The library's message for a failed result, or "accepted".
-template <class Result>
-[[nodiscard]] std::string error_text(const Result& result) {
-  return result ? std::string("accepted") : fmt::format("{}", result.error());
-}
 
 [[nodiscard]] Step<Evidence> gather_evidence();
 [[nodiscard]] std::string render_report(const Evidence& evidence);

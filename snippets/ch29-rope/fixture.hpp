@@ -5,7 +5,6 @@
 
 #include <array>
 #include <cstddef>
-#include <expected>
 #include <vector>
 
 #include <llmfs/attention/rope.hpp>
@@ -34,9 +33,7 @@ struct Fixture {
 // endregion: fixture
 
 /// The fixture's layer.
-[[nodiscard]] inline std::expected<llmfs::attention::RotaryEmbedding,
-                                   llmfs::attention::RopeError>
-fixture_rope() {
+[[nodiscard]] inline auto fixture_rope() {
   return llmfs::attention::RotaryEmbedding::create(Fixture::width, Fixture::capacity,
                                                    Fixture::base);
 }

@@ -1,13 +1,13 @@
 // Chapter 29
-// The demo's report, one `key=...` line per fact.
+// The demo's report, one `key=...` line per fact, and the diagram's trace records
+// (docs/_ext/diagrams/ch29.py draws them).
 
 #include <cmath>
-#include <string>
-#include <vector>
-
-#include <fmt/format.h>
+#include <numbers>
+#include <numeric>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -16,28 +16,38 @@ namespace ch29 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
+using llmfs::report::Record;
+constexpr std::size_t pairs = Fixture::width / 2, tokens = Fixture::tokens;
 
 namespace {
 
-// The angle p·θ_i of every token and pair at one offset: [T · pairs].
-std::vector<double> angles(std::span<const double> theta, std::size_t offset) {
-  std::vector<double> out;
-  for (std::size_t t = 0; t < Fixture::tokens; ++t)
-    for (const double rate : theta)
-      out.push_back(static_cast<double>(offset + t) * rate);
-  return out;
+// The angle p·θ_i of token t and pair i at one offset.
+double angle(const Evidence& e, std::size_t offset, std::size_t t, std::size_t i) {
+  return static_cast<double>(offset + t) * e.rope.frequencies()[i];
+}
+
+// Row r of `x` read as rows of n values.
+std::span<const double> row(const llmfs::tensor::Tensor& x, std::size_t r,
+                            std::size_t n) {
+  return x.values().subspan(r * n, n);
 }
 
 // The length of every row of a [1, T, d] tensor: [T].
 std::vector<double> row_norms(const llmfs::tensor::Tensor& rows) {
   std::vector<double> norms;
-  for (std::size_t start = 0; start < rows.size(); start += Fixture::width) {
-    double sum = 0.0;
-    for (const double x : rows.values().subspan(start, Fixture::width))
-      sum += x * x;
-    norms.push_back(std::sqrt(sum));
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const auto x = row(rows, t, Fixture::width);
+    norms.push_back(std::sqrt(std::inner_product(x.begin(), x.end(), x.begin(), 0.0)));
   }
   return norms;
+}
+
+// `record` with one `offset_N` field per run, side by side: `value(run)`.
+template <class Value>
+Record per_offset(Record record, const Evidence& e, Value value) {
+  for (const OffsetRun& run : e.runs)
+    record.field(fmt::format("offset_{}", run.offset), value(run));
+  return record;
 }
 
 }  // namespace
@@ -49,8 +59,8 @@ std::string render_report(const Evidence& e) {
       fmt::format(
           "config=width:{} pairs:{} base:{} capacity:{} tokens:{} offsets:[{},{}] "
           "scale:{}",
-          Fixture::width, Fixture::width / 2, format_number(Fixture::base),
-          Fixture::capacity, Fixture::tokens, Fixture::offsets[0], Fixture::offsets[1],
+          Fixture::width, pairs, format_number(Fixture::base), Fixture::capacity,
+          tokens, Fixture::offsets[0], Fixture::offsets[1],
           format_number(1.0 / std::sqrt(double(Fixture::width)))),
       "theta=" + format_values(e.rope.frequencies()),
       "cos=" + format_tensor(e.rope.cos_table()),
@@ -59,9 +69,12 @@ std::string render_report(const Evidence& e) {
       "values=" + format_tensor(fixture_value_rows()),
   };
   for (const OffsetRun& run : e.runs) {
+    std::vector<double> angles;  // [T · pairs]
+    for (std::size_t t = 0; t < tokens; ++t)
+      for (std::size_t i = 0; i < pairs; ++i)
+        angles.push_back(angle(e, run.offset, t, i));
     const std::string at = fmt::format("offset{}.", run.offset);
-    lines.push_back(
-        at + "angles=" + format_values(angles(e.rope.frequencies(), run.offset)));
+    lines.push_back(at + "angles=" + format_values(angles));
     lines.push_back(at + "rotated=" + format_tensor(run.relative.rotated_query));
     lines.push_back(at + "scores=" + format_tensor(run.relative.scores));
     lines.push_back(at + "weights=" + format_tensor(run.attention.weights));
@@ -92,6 +105,83 @@ std::string render_report(const Evidence& e) {
   lines.push_back(
       "next=chapter 30 splits the width into heads and rotates each head's queries and "
       "keys with d = head width");
+  return snippets::join_lines(lines);
+}
+
+std::string render_trace(const Evidence& e) {
+  const auto theta = e.rope.frequencies();
+  const std::string offsets =
+      fmt::format("[{},{}]", Fixture::offsets[0], Fixture::offsets[1]);
+  std::vector<std::string> lines{
+      Record("CONFIG")
+          .field("width", Fixture::width)
+          .field("pairs", pairs)
+          .field("base", Fixture::base)
+          .field("capacity", Fixture::capacity)
+          .field("tokens", tokens)
+          .field("offsets", std::string_view(offsets))
+          .field("content", std::span<const double>(Fixture::content))
+          .field("scale", 1.0 / std::sqrt(double(Fixture::width)))
+          .str()};
+  for (std::size_t i = 0; i < pairs; ++i)
+    lines.push_back(Record("RATE")
+                        .field("pair", i)
+                        .field("coordinates", std::string_view(fmt::format(
+                                                  "[{},{}]", 2 * i, 2 * i + 1)))
+                        .field("theta", theta[i])
+                        .field("period", 2.0 * std::numbers::pi / theta[i])
+                        .str());
+
+  // One TURN per offset, token and pair: the pair before and after its rotation
+  const llmfs::tensor::Tensor input = fixture_content_rows();
+  for (const OffsetRun& run : e.runs) {
+    for (std::size_t t = 0; t < tokens; ++t) {
+      const std::size_t position = run.offset + t;
+      for (std::size_t i = 0; i < pairs; ++i) {
+        const auto before = row(input, t * pairs + i, 2);
+        const auto after = row(run.relative.rotated_query, t * pairs + i, 2);
+        lines.push_back(Record("TURN")
+                            .field("offset", run.offset)
+                            .field("token", t)
+                            .field("position", position)
+                            .field("pair", i)
+                            .field("angle", angle(e, run.offset, t, i))
+                            .field("cos", row(e.rope.cos_table(), position, pairs)[i])
+                            .field("sin", row(e.rope.sin_table(), position, pairs)[i])
+                            .field("before", before)
+                            .field("after", after)
+                            .field("length_before", std::hypot(before[0], before[1]))
+                            .field("length_after", std::hypot(after[0], after[1]))
+                            .str());
+      }
+    }
+  }
+
+  // One SCORE per query and key, then the weights and outputs, each offset side by side
+  for (std::size_t p = 0; p < tokens; ++p) {
+    for (std::size_t s = 0; s < tokens; ++s) {
+      Record score("SCORE");
+      score.field("query", p).field("key", s);
+      score.field("gap", std::ptrdiff_t(p) - std::ptrdiff_t(s))
+          .field("visible", s <= p);
+      lines.push_back(per_offset(score, e, [&](const OffsetRun& run) {
+                        return row(run.relative.scores, p, tokens)[s];
+                      }).str());
+    }
+  }
+  for (std::size_t p = 0; p < tokens; ++p)
+    lines.push_back(per_offset(Record("WEIGHTS").field("query", p), e, [&](auto& run) {
+                      return row(run.attention.weights, p, tokens);
+                    }).str());
+  const OffsetRun& last = e.runs.back();
+  for (std::size_t t = 0; t < tokens; ++t)
+    lines.push_back(
+        per_offset(
+            Record("OUTPUT").field("token", t), e,
+            [&](auto& run) { return row(run.attention.output, t, Fixture::width); })
+            .field(fmt::format("values_rotated_offset_{}", last.offset),
+                   row(last.attention.output_if_values_rotated, t, Fixture::width))
+            .str());
   return snippets::join_lines(lines);
 }
 
