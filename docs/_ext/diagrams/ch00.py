@@ -13,12 +13,9 @@ from html import escape
 
 from trace_records import TraceFormatError
 
+from diagrams.common import need
 
-def _need(record, *keys):
-    for key in keys:
-        if key not in record.fields:
-            raise TraceFormatError("trace.txt", record.line, f"{record.kind} record lacks '{key}'")
-    return [record.fields[k] for k in keys]
+
 
 
 def render(records):
@@ -28,15 +25,15 @@ def render(records):
     picks = [r for r in records if r.kind == "PICK"]
     if not parts or not probs or len(picks) != 1:
         raise TraceFormatError("trace.txt", records[-1].line, "expected PART, PROB and exactly one PICK record")
-    pick_token, rule, pick_p, pick_chapters = _need(picks[0], "token", "rule", "p", "chapters")
+    pick_token, rule, pick_p, pick_chapters = need(picks[0], "token", "rule", "p", "chapters")
 
     boxes, text = [], ["The parts of the toy model, in the order the data flows:"]
-    prompt = "".join(_need(t, "text")[0] for t in tokens)
-    ids = ",".join(_need(t, "id")[0] for t in tokens)
+    prompt = "".join(need(t, "text")[0] for t in tokens)
+    ids = ",".join(need(t, "id")[0] for t in tokens)
     boxes.append('<div class="llmfs-box"><div class="llmfs-box-title">prompt</div>'
                  f'<div class="llmfs-mono">"{escape(prompt)}"</div></div>')
     for part in parts:
-        stage, output, shape, chapters = _need(part, "stage", "output", "shape", "chapters")
+        stage, output, shape, chapters = need(part, "stage", "output", "shape", "chapters")
         note = f"ids {ids}" if stage == "tokenizer" else output
         boxes.append('<span class="llmfs-arrow" aria-hidden="true"></span>'
                      f'<div class="llmfs-box"><div class="llmfs-box-title">{escape(stage)}</div>'
@@ -52,7 +49,7 @@ def render(records):
     rows = []
     text.append("Scores for the next token after the last position:")
     for prob in probs:
-        token, logit, p = _need(prob, "token", "logit", "p")
+        token, logit, p = need(prob, "token", "logit", "p")
         chosen = token == pick_token
         mark = ' class="llmfs-highlight"' if chosen else ""
         rows.append(f"<tr{mark}><th scope=\"row\">{escape(token)}{' ✓ picked' if chosen else ''}</th>"

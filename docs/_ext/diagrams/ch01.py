@@ -10,14 +10,9 @@ Everything drawn is read from the records; nothing is recomputed.
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, of_kind
+from diagrams.common import esc, of_kind, need
 
 
-def _need(record, *keys):
-    for key in keys:
-        if key not in record.fields:
-            raise TraceFormatError("trace.txt", record.line, f"{record.kind} record lacks '{key}'")
-    return [record.fields[k] for k in keys]
 
 
 def _bits(marker, payload):
@@ -32,7 +27,7 @@ def _layout(rows, text):
     body = []
     text.append("UTF-8 layout (marker bits fixed, x = payload bits):")
     for row in rows:
-        length, first, last, pattern, bits = _need(row, "length", "first", "last", "pattern", "bits")
+        length, first, last, pattern, bits = need(row, "length", "first", "last", "pattern", "bits")
         body.append(f'<tr><td class="llmfs-num">{esc(length)}</td><td class="llmfs-mono">{esc(first)}–{esc(last)}</td>'
                     f'<td class="llmfs-mono">{esc(pattern)}</td><td class="llmfs-num">{esc(bits)}</td></tr>')
         text.append(f"- {length} byte(s): {first} to {last}, pattern {pattern}, {bits} payload bits")
@@ -42,14 +37,14 @@ def _layout(rows, text):
 
 
 def _word(word, byte_records, text):
-    index, word_text, points, count = _need(word, "word", "text", "code_points", "bytes")
+    index, word_text, points, count = need(word, "word", "text", "code_points", "bytes")
     mine = [b for b in byte_records if b.fields.get("word") == index]
     if len(mine) != int(count):
         raise TraceFormatError("trace.txt", word.line, f"WORD says {count} bytes, found {len(mine)} BYTE records")
     text.append(f'"{word_text}": {points} code point(s) in {count} bytes:')
     body = []
     for b in mine:
-        offset, value, hexa, marker, payload, role, cp = _need(
+        offset, value, hexa, marker, payload, role, cp = need(
             b, "offset", "value", "hex", "marker", "payload", "role", "code_point")
         starts = role.startswith("lead")
         mark = ' class="llmfs-highlight"' if starts else ""

@@ -19,15 +19,12 @@ from html import escape
 
 from trace_records import TraceFormatError
 
+from diagrams.common import need
+
 PARITY_COLUMNS = [("output", "output"), ("weights", "weights"), ("grad_x", "∂/∂X"),
                   ("grad_w_in", "∂/∂W_in"), ("grad_w_o", "∂/∂W_O")]
 
 
-def _need(record, *keys):
-    for key in keys:
-        if key not in record.fields:
-            raise TraceFormatError("trace.txt", record.line, f"{record.kind} record lacks '{key}'")
-    return [record.fields[k] for k in keys]
 
 
 def _of(records, kind):
@@ -44,13 +41,13 @@ def _failure_label(failure):
 def _failure_evidence(failure):
     if "library_error" in failure.fields:
         return f"typed error: {failure.fields['library_error']}"
-    relative, parameters = _need(failure, "output_relative", "parameters")
+    relative, parameters = need(failure, "output_relative", "parameters")
     return f"largest output error {relative} × largest torch output; {parameters} parameters"
 
 
 def _verdict(failure):
     """"caught by output", or "not caught: <note>" (the note, when the trace gives one)."""
-    (caught_by,) = _need(failure, "caught_by")
+    (caught_by,) = need(failure, "caught_by")
     if caught_by != "not caught":
         return f"caught by {caught_by}"
     note = failure.fields.get("note")
@@ -63,11 +60,11 @@ def render(records):
     if len(configs) != 1 or not stages or not failures or not parities or len(float32) != 1:
         raise TraceFormatError("trace.txt", records[-1].line if records else 1,
                                "expected one CONFIG, STAGE, FAILURE and PARITY records, and one FLOAT32")
-    batch, tokens, heads, head_width, width, seed, torch = _need(
+    batch, tokens, heads, head_width, width, seed, torch = need(
         configs[0], "batch", "tokens", "heads", "head_width", "model_width", "seed", "torch")
     by_stage = {}
     for failure in failures:
-        by_stage.setdefault(_need(failure, "stage")[0], []).append(failure)
+        by_stage.setdefault(need(failure, "stage")[0], []).append(failure)
 
     html, text = [], [
         f"Seed-{seed} example: B={batch}, T={tokens}, h={heads}, d_head={head_width}, d={width}; "
@@ -78,7 +75,7 @@ def render(records):
     # The shape trace as a flow of boxes, each with both names and its failure modes.
     boxes = []
     for index, stage in enumerate(stages):
-        step, name, shape, library, torch_op, mistakes = _need(
+        step, name, shape, library, torch_op, mistakes = need(
             stage, "step", "name", "shape", "library", "torch", "mistakes")
         stage_failures = by_stage.get(name, [])
         tags = "".join(
@@ -102,7 +99,7 @@ def render(records):
     rows = []
     text.append("Failure modes (each a deliberately wrong variant, run on the same data):")
     for failure in failures:
-        stage, caught_by, torch_error = _need(failure, "stage", "caught_by", "torch_error")
+        stage, caught_by, torch_error = need(failure, "stage", "caught_by", "torch_error")
         verdict = ("— " if caught_by == "not caught" else "✓ ") + _verdict(failure)
         rows.append(
             f'<tr><th scope="row">⚠ {escape(_failure_label(failure))}</th><td>{escape(stage)}</td>'
@@ -119,8 +116,8 @@ def render(records):
     rows = []
     text.append("float64 parity (largest |library - torch| over largest |torch|, per tensor; criterion 1e-12):")
     for parity in parities:
-        case, against, shape, rope = _need(parity, "case", "against", "shape", "rope")
-        cells = "".join(f'<td class="llmfs-num">{escape(_need(parity, key)[0])}</td>' for key, _ in PARITY_COLUMNS)
+        case, against, shape, rope = need(parity, "case", "against", "shape", "rope")
+        cells = "".join(f'<td class="llmfs-num">{escape(need(parity, key)[0])}</td>' for key, _ in PARITY_COLUMNS)
         rope_note = " + RoPE" if rope == "true" else ""
         rows.append(f'<tr><th scope="row">{escape(case)}<div class="llmfs-muted">{escape(shape)}{rope_note}</div></th>'
                     f"<td>{escape(against)}</td>{cells}</tr>")
@@ -134,7 +131,7 @@ def render(records):
 
     # float32: measured error in units of u·max|reference| against the criterion.
     record = float32[0]
-    claim, measured, output_max, criterion = _need(
+    claim, measured, output_max, criterion = need(
         record, "lesson_claim", "measured", "output_max", "criterion_factor")
     factors = [(key[len("factor."):], value) for key, value in record.fields.items() if key.startswith("factor.")]
     if not factors:

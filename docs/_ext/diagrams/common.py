@@ -8,6 +8,17 @@ from __future__ import annotations
 
 import html
 
+from trace_records import TraceFormatError
+
+
+def need(record, *keys):
+    """The values of `keys` in `record`, in order; a missing key fails the build at
+    trace.txt:LINE."""
+    for key in keys:
+        if key not in record.fields:
+            raise TraceFormatError("trace.txt", record.line, f"{record.kind} record lacks '{key}'")
+    return [record.fields[k] for k in keys]
+
 
 def of_kind(records, kind):
     """Every record of `kind`, in file order."""
