@@ -208,6 +208,17 @@ def _contrast_failures(report, rel, mode, measured):
                         + "; ".join(data["worst"]))
 
 
+def _check_on_paper(report, page, rel):
+    """Print media at paper width: no code cut off, no copy buttons. Returns the measure."""
+    page.media("print")
+    page.viewport(PAPER, 1000)
+    printed = page.evaluate(MEASURE)
+    report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
+    report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
+    page.media("")
+    return printed
+
+
 def check_print_page(report, page, html_dir, rel):
     """print.html: loads cleanly, every chapter in it, no copy buttons, code not cut off."""
     page.viewport(WIDE)
@@ -223,12 +234,7 @@ def check_print_page(report, page, html_dir, rel):
     report.expect(not missing, f"{rel}: chapters missing from the print view: {missing}")
     screen = page.evaluate(MEASURE)
     report.expect(screen["copyButtons"] == 0, f"{rel}: {screen['copyButtons']} copy buttons on the print view")
-    page.media("print")
-    page.viewport(PAPER, 1000)
-    printed = page.evaluate(MEASURE)
-    report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
-    report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
-    page.media("")
+    printed = _check_on_paper(report, page, rel)
     for problem in page.problems:
         report.fail(f"{rel}: {problem}")
     report.rows.append(f"{rel}: {len(present)} documents, {printed['listings']}+{printed['outputs']} listings+outputs, "
@@ -302,12 +308,7 @@ def check_book_page(report, page, html_dir, rel) -> dict:
     report.expect(not phone["captionOverflow"], f"{rel} [390 px]: captions run past the column: {phone['captionOverflow'][:3]}")
     report.expect(not phone["covered"], f"{rel} [390 px]: the copy button covers text: {phone['covered'][:3]}")
 
-    page.media("print")
-    page.viewport(PAPER, 1000)
-    printed = page.evaluate(MEASURE)
-    report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
-    report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
-    page.media("")
+    printed = _check_on_paper(report, page, rel)
 
     c = lambda m, g: m["contrast"].get(g, {}).get("min", "-")
     report.rows.append(

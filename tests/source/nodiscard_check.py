@@ -30,14 +30,12 @@ from pathlib import Path
 
 ALIAS = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?using\s+(\w+)\s*=\s*std::expected<")
 LEAD = r"^\s*(?:\[\[nodiscard\]\]\s*)?(?:static\s+|inline\s+|constexpr\s+|friend\s+)*"
-RETURNS_EXPECTED = re.compile(LEAD + r"(?:std::expected<|(?:\w+::)*Step<)")
-TRAILING = re.compile(LEAD + r"auto\s+[\w:]+\s*\(.*->\s*(?:std::expected<|(?:\w+::)*Step<)")
+FLAGS = ["-std=c++23", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 
 
-def learn_aliases(root: Path) -> None:
-    """Every `using X = std::expected<...>` (or template alias) in src/ and snippets/ is a
-    return type the scan recognises, as `std::expected<` and `Step<` are."""
-    global RETURNS_EXPECTED, TRAILING
+def return_patterns(root: Path) -> tuple[re.Pattern, re.Pattern]:
+    """(leading, trailing) return-type patterns: `std::expected<`, and every alias
+    `using X = std::expected<...>` (or template alias) declared in src/ or snippets/."""
     names = {"Step"}
     for folder in ("src", "snippets"):
         for path in list((root / folder).rglob("*.hpp")) + list((root / folder).rglob("*.cpp")):
@@ -45,15 +43,12 @@ def learn_aliases(root: Path) -> None:
                 match = ALIAS.match(line)
                 if match:
                     names.add(match.group(1))
-    alias = "|".join(sorted(names))
-    RETURNS_EXPECTED = re.compile(LEAD + rf"(?:std::expected<|(?:\w+::)*(?:{alias})\b)")
-    TRAILING = re.compile(LEAD + rf"auto\s+[\w:]+\s*\(.*->\s*(?:std::expected<|(?:\w+::)*(?:{alias})\b)")
+    returned = rf"(?:std::expected<|(?:\w+::)*(?:{'|'.join(sorted(names))})\b)"
+    return (re.compile(LEAD + returned),
+            re.compile(LEAD + rf"auto\s+[\w:]+\s*\(.*->\s*{returned}"))
 
 
-FLAGS = ["-std=c++23", "-fsyntax-only", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
-
-
-def declarations(path: Path, only_anonymous: bool):
+def declarations(path: Path, only_anonymous: bool, patterns):
     """Yield (line number, text, has_nodiscard) for each std::expected-returning declaration."""
     lines = path.read_text(encoding="utf-8").splitlines()
     depth_anon = []  # stack of brace depths at which an anonymous namespace opened
@@ -62,8 +57,8 @@ def declarations(path: Path, only_anonymous: bool):
         stripped = line.strip()
         in_anon = bool(depth_anon)
         parameter = "(" not in stripped and stripped.endswith((",", ")", ");"))
-        trailing = TRAILING.match(line) is not None
-        if (RETURNS_EXPECTED.match(line) or trailing) and not parameter and \
+        leading, trailing = patterns
+        if (leading.match(line) or trailing.match(line)) and not parameter and \
                 "(" in "".join(lines[number - 1:number + 3]) and \
                 not stripped.startswith(("using ", "return ", "//")) and "=" not in stripped.split("(")[0]:
             previous = lines[number - 2].strip() if number > 1 else ""
@@ -78,17 +73,17 @@ def declarations(path: Path, only_anonymous: bool):
 
 
 def scan(root: Path) -> int:
-    learn_aliases(root)
+    patterns = return_patterns(root)
     missing = []
     checked = 0
     for folder in ("src", "snippets"):
         for path in sorted((root / folder).rglob("*.hpp")):
-            for number, text, marked in declarations(path, only_anonymous=False):
+            for number, text, marked in declarations(path, only_anonymous=False, patterns=patterns):
                 checked += 1
                 if not marked:
                     missing.append(f"{path.relative_to(root)}:{number}: {text}")
         for path in sorted((root / folder).rglob("*.cpp")):
-            for number, text, marked in declarations(path, only_anonymous=True):
+            for number, text, marked in declarations(path, only_anonymous=True, patterns=patterns):
                 checked += 1
                 if not marked:
                     missing.append(f"{path.relative_to(root)}:{number}: {text}")

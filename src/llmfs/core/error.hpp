@@ -38,13 +38,6 @@ struct StageError {
 };
 // endregion: stage-error
 
-/// True for the instantiations of StageError.
-template <class T>
-inline constexpr bool is_stage_error = false;
-/// True for the instantiations of StageError.
-template <class Code, Code W, class Cause, class Stage>
-inline constexpr bool is_stage_error<StageError<Code, W, Cause, Stage>> = true;
-
 // region: reject
 /// A new error of the current stage, before it knows its module's error type:
 /// `return reject(HeadLayoutErrorCode::split_rank, "head split", detail);` converts to
