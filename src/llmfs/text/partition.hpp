@@ -60,8 +60,7 @@ inline constexpr std::uint64_t kTrainBuckets = 90;
 inline constexpr std::uint64_t kTrainValidationBuckets = 95;
 /// The rule as the manifest records it.
 inline constexpr std::string_view kPartitionRule =
-    "bucket = first 8 bytes of sha256(title) as a big-endian integer mod 100; "
-    "train 0-89, validation 90-94, test 95-99";
+    "sha256(title)[0:8] big-endian mod 100: train 0-89, validation 90-94, test 95-99";
 // endregion: partition-rule-constants
 
 /// SHA-256 of `bytes` as 64 lower-case hex digits (OpenSSL libcrypto, EVP_Digest).
