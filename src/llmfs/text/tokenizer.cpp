@@ -122,13 +122,25 @@ struct Candidate {
 };
 // endregion: merge-candidate
 
+/// The chunk's tokens after merge `rank` made a token at byte position `at`.
+MergeStep step_of(TokenId rank, int at, const std::vector<TokenId>& token,
+                  const std::vector<int>& next) {
+  MergeStep step{rank, 0, {}};
+  for (int i = 0; i < static_cast<int>(token.size()); i = next[i]) {
+    if (i == at) step.position = step.tokens.size();
+    step.tokens.push_back(token[i]);
+  }
+  return step;
+}
+
 }  // namespace
 
 // region: encode-chunk
 // One chunk [n bytes] -> its tokens. The symbols form a linked list over the byte
 // positions; a min-heap holds every adjacent pair the table can merge. Pop the lowest
 // rank (leftmost on a tie), join its two symbols, queue the two new neighbours' pairs.
-void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out) const {
+void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out,
+                             std::vector<MergeStep>* steps) const {
   const int n = static_cast<int>(chunk.size());
   std::vector<TokenId> token(n);
   std::vector<int> prev(n), next(n);
@@ -158,11 +170,19 @@ void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out) 
     if (next[c.left] < n) prev[next[c.left]] = c.left;
     offer(prev[c.left]);
     offer(c.left);
+    if (steps) steps->push_back(step_of(c.rank, c.left, token, next));
   }
   for (int i = 0; i < n; i = next[i])
     out.push_back(token[i]);
 }
 // endregion: encode-chunk
+
+std::vector<MergeStep> Tokenizer::encode_steps(std::string_view chunk) const {
+  std::vector<MergeStep> steps;
+  std::vector<TokenId> ignored;
+  encode_chunk(chunk, ignored, &steps);
+  return steps;
+}
 
 // region: encode
 // Text -> ids: every chunk on its own (a merge never crosses a chunk), concatenated.

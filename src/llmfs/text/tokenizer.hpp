@@ -60,6 +60,13 @@ using TokenizerError =
     StageError<TokenizerErrorCode, TokenizerErrorCode::invalid_utf8, Utf8Error>;
 // endregion: tokenizer-errors
 
+/// One merge applied while encoding a chunk, and the chunk's tokens after it.
+struct MergeStep {
+  TokenId rank{};               ///< the merge applied; it made token 256 + rank
+  std::size_t position{};       ///< the index of the new token in `tokens`
+  std::vector<TokenId> tokens;  ///< the chunk after this merge
+};
+
 /// A trained byte-level BPE tokenizer: the merges, a rank lookup for encoding and the
 /// bytes of every token for decoding. Immutable once built.
 class Tokenizer {
@@ -75,6 +82,10 @@ class Tokenizer {
   /// as its bytes and repeatedly merges its lowest-rank adjacent pair (leftmost first)
   /// until no pair of the table is left. O(n log n) for a chunk of n bytes.
   [[nodiscard]] std::vector<TokenId> encode(std::string_view text) const;
+
+  /// Every merge encode() applies to one chunk, in order (for the chapter's trace; a
+  /// text with separators after its first byte is encoded as one chunk regardless).
+  [[nodiscard]] std::vector<MergeStep> encode_steps(std::string_view chunk) const;
 
   /// The same result by the naive rule, kept as the reference the tests compare with:
   /// find the lowest rank present, merge all its occurrences left to right, repeat.
@@ -114,7 +125,8 @@ class Tokenizer {
   [[nodiscard]] TokenId merge_count() const noexcept {
     return static_cast<TokenId>(merges_.merges.size());
   }
-  void encode_chunk(std::string_view chunk, std::vector<TokenId>& out) const;
+  void encode_chunk(std::string_view chunk, std::vector<TokenId>& out,
+                    std::vector<MergeStep>* steps = nullptr) const;
   [[nodiscard]] std::expected<void, TokenizerError> check_decodable(
       TokenId id, std::size_t index) const;
   [[nodiscard]] std::expected<void, TokenizerError> check_utf8(
