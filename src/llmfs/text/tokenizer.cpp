@@ -110,13 +110,13 @@ namespace {
 /// An adjacent pair that a merge could join: its rank, the positions of its two
 /// symbols in the chunk, and the tokens they held when it was queued (so a pair that
 /// an earlier merge changed is recognised as stale and skipped).
-struct Candidate {
+struct MergeCandidate {
   TokenId rank;
   int left, right;
   TokenId left_token, right_token;
 
   /// Lower rank first; among equal ranks the leftmost pair.
-  friend bool operator>(const Candidate& a, const Candidate& b) {
+  friend bool operator>(const MergeCandidate& a, const MergeCandidate& b) {
     return std::pair(a.rank, a.left) > std::pair(b.rank, b.left);
   }
 };
@@ -149,7 +149,7 @@ void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out,
     prev[i] = i - 1;
     next[i] = i + 1;  // n: the end of the list
   }
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap;
+  std::priority_queue<MergeCandidate, std::vector<MergeCandidate>, std::greater<>> heap;
   const auto offer = [&](int left) {
     if (left < 0 || next[left] >= n) return;
     const int right = next[left];
@@ -159,7 +159,7 @@ void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out,
   for (int i = 0; i + 1 < n; ++i)
     offer(i);
   while (!heap.empty()) {
-    const Candidate c = heap.top();
+    const MergeCandidate c = heap.top();
     heap.pop();
     if (token[c.left] != c.left_token || next[c.left] != c.right ||
         token[c.right] != c.right_token)
