@@ -499,41 +499,62 @@ std::expected<MergeTable, TokenizerError> parse_merges(std::string_view text,
 }
 // endregion: parse-merges
 
-// region: merges-file
-// The whole file, then parse_merges() with its name for the errors.
-std::expected<MergeTable, TokenizerError> read_merges(
+namespace {
+
+// region: merges-file-checks
+// The file's bytes, or missing_file naming it.
+[[nodiscard]] std::expected<std::string, TokenizerError> read_text(
     const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return reject(Code::missing_file, fmt::format("merges file {}", path.string()));
-  const std::string text((std::istreambuf_iterator<char>(in)),
-                         std::istreambuf_iterator<char>());
+  return std::string((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+}
+
+// `text` into `temp`; on failure nothing is left behind.
+[[nodiscard]] std::expected<void, TokenizerError> write_text(
+    const std::filesystem::path& temp, std::string_view text,
+    const std::filesystem::path& target) {
+  std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  std::error_code ignored;
+  if (!out && (std::filesystem::remove(temp, ignored), true))
+    return reject(Code::write_failed, fmt::format("merges file {}", target.string()),
+                  fmt::format("cannot write {}", temp.string()));
+  return {};
+}
+
+// One rename: a reader sees the old file or the new one, never half of either.
+[[nodiscard]] std::expected<void, TokenizerError> replace_file(
+    const std::filesystem::path& temp, const std::filesystem::path& target) {
+  std::error_code error;
+  std::filesystem::rename(temp, target, error);
+  if (error && (std::filesystem::remove(temp, error), true))
+    return reject(Code::write_failed, fmt::format("merges file {}", target.string()),
+                  "cannot rename the temporary file");
+  return {};
+}
+// endregion: merges-file-checks
+
+}  // namespace
+
+// region: merges-file
+// Read: the whole file, parsed under its name. Write: a temporary file beside the
+// target, then a rename.
+std::expected<MergeTable, TokenizerError> read_merges(
+    const std::filesystem::path& path) {
+  const std::string text = LLMFS_TRY(read_text(path));
   return parse_merges(text, path.string());
 }
 
-// Temp file beside the target, then one rename: readers see the old file or the new.
 std::expected<void, TokenizerError> write_merges(const std::filesystem::path& path,
                                                  const MergeTable& merges) {
   std::filesystem::path temp = path;
   temp += ".tmp";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    out << format_merges(merges);
-    out.close();
-    if (!out) {
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      return reject(Code::write_failed, fmt::format("merges file {}", path.string()),
-                    fmt::format("cannot write {}", temp.string()));
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temp, path, error);
-  if (error) {
-    std::filesystem::remove(temp, error);
-    return reject(Code::write_failed, fmt::format("merges file {}", path.string()),
-                  "cannot rename the temporary file");
-  }
+  LLMFS_TRY(write_text(temp, format_merges(merges), path));
+  LLMFS_TRY(replace_file(temp, path));
   return {};
 }
 // endregion: merges-file
