@@ -5,6 +5,7 @@
 #include <span>
 
 #include <llmfs/text/chunks.hpp>
+#include <llmfs/text/partition.hpp>
 
 namespace ch04 {
 
@@ -96,6 +97,42 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// region: course-facts
+// The committed tokenizer on every partition: ids, bytes, and the round trip of every
+// document; and its longest token.
+[[nodiscard]] Step<CourseFacts> measure_course() {
+  const auto merges =
+      LLMFS_TRY_AT("course tokenizer", llmfs::text::read_merges(LLMFS_TOKENIZER_PATH));
+  const Tokenizer t = LLMFS_TRY_AT("course tokenizer", Tokenizer::create(merges));
+  const auto loaded = LLMFS_TRY_AT(
+      "corpus",
+      llmfs::text::read_partitioned_corpus(LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH));
+  CourseFacts c{layout_of(t), {}, {}, 0};
+  const auto& p = loaded.partitions;
+  for (const auto& [name, indices] : {std::pair{"train", &p.train},
+                                      {"validation", &p.validation},
+                                      {"test", &p.test}}) {
+    SplitFacts f{name, indices->size(), 0, 0, 0};
+    for (std::size_t index : *indices) {
+      const std::string& text = loaded.corpus.documents[index].text;
+      const Ids ids = t.encode(text);
+      f.bytes += text.size();
+      f.tokens += ids.size();
+      f.round_trip += t.decode(ids) == text ? 1 : 0;
+    }
+    c.splits.push_back(f);
+  }
+  for (TokenId id = 0; id < t.bos(); ++id)
+    if (t.token_bytes(id).size() > c.longest.size())
+      c.longest = t.token_bytes(id), c.longest_id = id;
+  return c;
+}
+// endregion: course-facts
+
+}  // namespace
+
 // region: exercise-greedy
 // Exercise 3's foil: at each position take the longest token whose bytes start the
 // rest of the text. It knows the vocabulary but not the ranks.
@@ -164,6 +201,7 @@ Step<Evidence> gather() {
       llmfs::text::parse_merges(e.merges_file, kDamagedName) == low.merges();
   e.damaged = damaged_cases(e.merges_file);
   e.streaming = stream_cases(bytes);
+  e.course = LLMFS_TRY(measure_course());
   e.exercises = LLMFS_TRY(solve_exercises(low, bytes));
   return e;
 }

@@ -74,6 +74,23 @@ struct Exercises {
   std::vector<Push> euro;           ///< 4: € one byte at a time
 };
 
+/// The course tokenizer on one partition of the King James corpus.
+struct SplitFacts {
+  std::string name;            ///< train, validation or test
+  std::size_t documents = 0;   ///< documents in the partition
+  std::size_t bytes = 0;       ///< their text's bytes
+  std::size_t tokens = 0;      ///< their ids
+  std::size_t round_trip = 0;  ///< documents whose decode(encode(text)) == text
+};
+
+/// The committed course tokenizer, measured on the real corpus.
+struct CourseFacts {
+  Layout layout;                   ///< V = 4,096
+  std::vector<SplitFacts> splits;  ///< train, validation, test
+  std::string longest;             ///< the longest token's bytes
+  TokenId longest_id = 0;          ///< its id
+};
+
 /// Everything the report and the trace print.
 struct Evidence {
   Layout layout;                        ///< the hand table's
@@ -87,6 +104,7 @@ struct Evidence {
   bool file_round_trip = false;         ///< parse_merges(format_merges(t)) == t
   std::vector<FileCase> damaged;        ///< every error of the merges file
   Streaming streaming;                  ///< the streaming decoder's cases
+  CourseFacts course;                   ///< tools/kjv-4096.merges on the corpus
   Exercises exercises;                  ///< the exercise answers
 };
 

@@ -88,6 +88,28 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
 }
 // endregion: report-lines
 
+// region: report-course-lines
+// The committed tokenizer: its layout, every partition, the round trip, the longest
+// token.
+void add_course_lines(const Evidence& e, std::vector<std::string>& lines) {
+  lines.push_back(layout_line("course_tokenizer", e.course.layout));
+  std::size_t documents = 0, exact = 0;
+  for (const SplitFacts& f : e.course.splits) {
+    lines.push_back(
+        fmt::format("course_{}=documents:{} bytes:{} tokens:{} bytes_per_token:{:.3f}",
+                    f.name, f.documents, f.bytes, f.tokens,
+                    static_cast<double>(f.bytes) / static_cast<double>(f.tokens)));
+    documents += f.documents;
+    exact += f.round_trip;
+  }
+  lines.push_back(
+      fmt::format("course_round_trip=documents:{} exact:{}", documents, exact));
+  lines.push_back(fmt::format("course_longest_token=id:{} bytes:{} text:{}",
+                              e.course.longest_id, e.course.longest.size(),
+                              escaped(e.course.longest)));
+}
+// endregion: report-course-lines
+
 // region: report-stream-lines
 // Then the streaming decoder and the exercises; the report is both groups of lines.
 void add_stream_lines(const Evidence& e, std::vector<std::string>& lines) {
@@ -114,6 +136,7 @@ std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
   add_fixture_lines(e, lines);
   add_stream_lines(e, lines);
+  add_course_lines(e, lines);
   return snippets::join_lines(lines);
 }
 // endregion: report-stream-lines

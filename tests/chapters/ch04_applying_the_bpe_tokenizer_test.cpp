@@ -63,8 +63,8 @@ TEST(Ch04EdgeCases, RankRuleEmptyNulAndNoMerges) {
   EXPECT_EQ(e.rank_vs_greedy.ids, (Ids{'a', 256}));  // (b,c) is rank 0
   EXPECT_TRUE(e.empty.ids.empty());
   EXPECT_EQ(e.nul.ids, Ids{0});
-  // héllo €🙂 without merges: its 14 bytes, é = C3 A9, € = E2 82 AC, 🙂 = F0 9F
-  // 99 82.
+  // héllo €🙂 without merges: its 14 bytes, é = C3 A9, € = E2 82 AC, 🙂 = F0
+  // 9F 99 82.
   EXPECT_EQ(e.no_merges.ids,
             (Ids{104, 195, 169, 108, 108, 111, 32, 226, 130, 172, 240, 159, 153, 130}));
   EXPECT_TRUE(e.no_merges.round_trip);
@@ -124,6 +124,27 @@ TEST(Ch04Exercise, Answers) {
   EXPECT_EQ(x.euro[0].held, 1u);
   EXPECT_EQ(x.euro[1].held, 2u);
   EXPECT_EQ(x.euro[2].answer, "text:\"\xE2\x82\xAC\"");
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Ch04Course, CommittedTokenizerRoundTripsEveryDocument) {
+  // V = 4,096 = 258 + 3,838; chapter 2's partition: 1,189 documents in all.
+  const ch04::CourseFacts& c = ch04_evidence().course;
+  EXPECT_EQ(c.layout.vocab, 4096u);
+  EXPECT_EQ(c.layout.merges, 3838u);
+  ASSERT_EQ(c.splits.size(), 3u);
+  std::size_t documents = 0;
+  for (const ch04::SplitFacts& f : c.splits) {
+    documents += f.documents;
+    EXPECT_EQ(f.round_trip, f.documents) << f.name;
+    EXPECT_LT(f.tokens, f.bytes) << f.name;  // merges shorten every partition
+  }
+  EXPECT_EQ(documents, 929u + 260u);
+  EXPECT_EQ(c.splits[0].name, "train");
+  EXPECT_EQ(c.longest.size(), 15u);  // " righteousness,": space + 14 letters + comma
 }
 
 }  // namespace
