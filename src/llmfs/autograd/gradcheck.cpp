@@ -26,6 +26,7 @@ std::string_view describe(GradientCheckErrorCode code) noexcept {
     case GradientCheckErrorCode::invalid_tolerance: return "invalid tolerance";
     case GradientCheckErrorCode::ineffective_perturbation:
       return "perturbation does not change the input";
+    case GradientCheckErrorCode::probe_not_finite: return "probe point is not finite";
     case GradientCheckErrorCode::loss_not_scalar: return "loss is not a scalar";
     case GradientCheckErrorCode::gradient_count_mismatch:
       return "analytic gradient count differs from input count";
@@ -35,6 +36,7 @@ std::string_view describe(GradientCheckErrorCode code) noexcept {
   return "unknown gradient check error";
 }
 
+// region: report-totals
 std::size_t GradientCheckReport::coordinates() const noexcept {
   std::size_t total = 0;
   for (const auto& input : inputs)
@@ -55,11 +57,26 @@ bool GradientCheckReport::passed() const noexcept {
   return std::all_of(inputs.begin(), inputs.end(),
                      [](const auto& input) { return input.passed; });
 }
+// endregion: report-totals
 
+// region: central-difference
 double perturbation(double x, double step) noexcept {
   return step * std::max(1.0, std::abs(x));
 }
 
+ProbePoints probe_points(double x, double step) noexcept {
+  const double h = perturbation(x, step);
+  return {.below = x - h, .above = x + h};
+}
+
+double central_difference(double f_below, double f_above, ProbePoints points) noexcept {
+  // Divide by the distance between the probes as they were rounded, not by 2h: that
+  // is the run of the chord whose rise f_above − f_below measures.
+  return (f_above - f_below) / (points.above - points.below);
+}
+// endregion: central-difference
+
+// region: tolerance
 bool within_tolerance(double analytic, double numeric,
                       const GradientCheckOptions& options) noexcept {
   const double allowed =
@@ -81,7 +98,9 @@ void record_comparison(InputGradientCheck& check, std::size_t coordinate,
     check.worst_coordinate = coordinate;
   }
 }
+// endregion: tolerance
 
+// region: gradient-check-checks
 std::expected<void, GradientCheckRejection> validate_gradient_check(
     std::span<const tensor::Tensor> inputs, const GradientCheckOptions& options) {
   const double step = options.step;
@@ -99,18 +118,23 @@ std::expected<void, GradientCheckRejection> validate_gradient_check(
     const auto values = inputs[i].values();
     for (std::size_t c = 0; c < values.size(); ++c) {
       const double x = values[c];
-      const double h = perturbation(x, step);
-      if (x + h == x || x - h == x) {
-        return refuse(
-            GradientCheckErrorCode::ineffective_perturbation,
-            fmt::format("input {} coordinate {}: {} +/- {} rounds back to itself", i, c,
-                        x, h));
-      }
+      const ProbePoints p = probe_points(x, step);
+      auto where = [&] {
+        return fmt::format("input {} coordinate {}: {} +/- {}", i, c, x,
+                           perturbation(x, step));
+      };
+      if (p.above == x || p.below == x)
+        return refuse(GradientCheckErrorCode::ineffective_perturbation,
+                      where() + " rounds back to itself");
+      if (!std::isfinite(p.above) || !std::isfinite(p.below))
+        return refuse(GradientCheckErrorCode::probe_not_finite, where() + " overflows");
     }
   }
   return {};
 }
+// endregion: gradient-check-checks
 
+// region: analytic-checks
 std::expected<void, GradientCheckRejection> validate_analytic(
     std::span<const tensor::Tensor> inputs, std::span<const tensor::Tensor> analytic) {
   if (analytic.size() != inputs.size()) {
@@ -140,5 +164,6 @@ std::expected<double, GradientCheckRejection> scalar_loss(const tensor::Tensor& 
   LLMFS_TRY(require_scalar_loss(loss.shape()));
   return loss.values()[0];
 }
+// endregion: analytic-checks
 
 }  // namespace llmfs::autograd

@@ -23,6 +23,7 @@
 
 namespace llmfs::autograd {
 
+// region: gradcheck-errors
 /// What can go wrong in a gradient check.
 enum class GradientCheckErrorCode {
   evaluation_failed,  ///< the checked function (or the tape behind it) failed; `cause`
@@ -30,6 +31,7 @@ enum class GradientCheckErrorCode {
   invalid_step,       ///< the step δ is ≤ 0, NaN or infinite
   invalid_tolerance,  ///< a tolerance is negative, NaN or infinite
   ineffective_perturbation,  ///< x+h or x−h equals x in floating point
+  probe_not_finite,          ///< x+h or x−h overflows to ±infinity
   loss_not_scalar,          ///< the function's value has more or fewer than one element
   gradient_count_mismatch,  ///< analytic gradients and inputs differ in number
   gradient_shape_mismatch,  ///< an analytic gradient's shape differs from its input's
@@ -49,7 +51,9 @@ using GradientCheckError = StageError<GradientCheckErrorCode,
 /// A gradient-check error that does not yet know the function's error type; it converts
 /// to every GradientCheckError<Cause>, as a rejection of the shared error idiom does.
 using GradientCheckRejection = Rejection<GradientCheckErrorCode, std::string>;
+// endregion: gradcheck-errors
 
+// region: gradcheck-options
 /// The step and the accepted error of a gradient check.
 ///
 /// Coordinate x is moved to x ± h with h = step·max(1, |x|), so the step is relative
@@ -67,7 +71,9 @@ struct GradientCheckOptions {
                                      ///< unit of x); finite and ≥ 0
   double relative_tolerance = 1e-6;  ///< rtol, a fraction of |numeric|; finite, ≥ 0
 };
+// endregion: gradcheck-options
 
+// region: gradcheck-report
 /// The outcome for one input tensor.
 struct InputGradientCheck {
   std::size_t coordinates = 0;  ///< coordinates probed (the input's element count)
@@ -90,11 +96,30 @@ struct GradientCheckReport {
   /// True when every input passed.
   [[nodiscard]] bool passed() const noexcept;
 };
+// endregion: gradcheck-report
 
 /// The half-width h = step·max(1, |x|) of the probe around coordinate value `x` (units
 /// of x). \param x the coordinate's value. \param step δ of GradientCheckOptions.
 /// \return h; NaN if x is NaN.
 [[nodiscard]] double perturbation(double x, double step) noexcept;
+
+/// The two points of a central difference around x: x − h and x + h, h =
+/// perturbation(x, step), each rounded to a double.
+struct ProbePoints {
+  double below = 0.0;  ///< x − h as computed (units of x)
+  double above = 0.0;  ///< x + h as computed (units of x)
+};
+
+/// The probe points around `x`. \param x the coordinate's value. \param step δ of
+/// GradientCheckOptions. \return x − h and x + h, h = perturbation(x, step).
+[[nodiscard]] ProbePoints probe_points(double x, double step) noexcept;
+
+/// The central difference (f_above − f_below) / (above − below): the slope of the
+/// chord through the two probes, divided by the step actually taken rather than by 2h.
+/// \param f_below f(x − h). \param f_above f(x + h). \param points the probes.
+/// \return the numeric derivative (units of f per unit of x); NaN if either value is.
+[[nodiscard]] double central_difference(double f_below, double f_above,
+                                        ProbePoints points) noexcept;
 
 /// Whether one coordinate passes: |analytic − numeric| ≤ atol + rtol·|numeric|, false
 /// if either is NaN. \param analytic the derivative under test. \param numeric the
@@ -115,9 +140,10 @@ void record_comparison(InputGradientCheck& check, std::size_t coordinate,
 /// first, then the tolerances, then each coordinate of each input in order.
 /// \param inputs the point where the gradient is checked. \param options the step and
 /// tolerances. \return GradientCheckErrorCode::invalid_step,
-/// GradientCheckErrorCode::invalid_tolerance, or
+/// GradientCheckErrorCode::invalid_tolerance,
 /// GradientCheckErrorCode::ineffective_perturbation with detail `input i coordinate c:
-/// x +/- h rounds back to itself`.
+/// x +/- h rounds back to itself`, or GradientCheckErrorCode::probe_not_finite with
+/// detail `input i coordinate c: x +/- h overflows`.
 [[nodiscard]] std::expected<void, GradientCheckRejection> validate_gradient_check(
     std::span<const tensor::Tensor> inputs, const GradientCheckOptions& options);
 
@@ -159,6 +185,52 @@ using function_error_t =
 /// is called), GradientCheckErrorCode::loss_not_scalar, or
 /// GradientCheckErrorCode::evaluation_failed whose stage names the probe (`f(x+h),
 /// input i coordinate c`) and whose cause is f's error. Source: Chapter 13.
+// region: probe-coordinate
+/// The central difference of `f` in coordinate `c` of input `i` of `point`: the
+/// coordinate is moved to x + h, then x − h, and put back. \param f the function.
+/// \param point the inputs, changed only during the call. \param i the input. \param
+/// c the coordinate (row-major). \param step δ. \return the numeric derivative, or
+/// f's error wrapped with the probe's stage, or
+/// GradientCheckErrorCode::loss_not_scalar.
+template <class F>
+[[nodiscard]] std::expected<double, GradientCheckError<function_error_t<F>>>
+numeric_derivative(const F& f, std::vector<tensor::Tensor>& point, std::size_t i,
+                   std::size_t c, double step) {
+  const std::span<const tensor::Tensor> inputs(point);
+  double& coordinate = point[i].mutable_values()[c];
+  // Put the coordinate back on every path out, the error paths included.
+  struct Restore {
+    double& slot;
+    double value;
+    ~Restore() { slot = value; }
+  } restore{coordinate, coordinate};
+  const ProbePoints probes = probe_points(restore.value, step);
+  coordinate = probes.above;
+  const auto above =
+      LLMFS_TRY_AT(fmt::format("f(x+h), input {} coordinate {}", i, c), f(inputs));
+  coordinate = probes.below;
+  const auto below =
+      LLMFS_TRY_AT(fmt::format("f(x-h), input {} coordinate {}", i, c), f(inputs));
+  const double up = LLMFS_TRY(scalar_loss(above));
+  const double down = LLMFS_TRY(scalar_loss(below));
+  return central_difference(down, up, probes);
+}
+// endregion: probe-coordinate
+
+/// Compares `analytic` (one tensor per input, of its input's shape) with the central
+/// difference (f(x+h) − f(x−h)) / ((x+h) − (x−h)) on every coordinate of every input,
+/// h = step·max(1, |x|); a coordinate passes when |analytic − numeric| ≤
+/// absolute_tolerance + relative_tolerance·|numeric| (GradientCheckOptions). `f` maps
+/// the inputs (any count and shapes) to a one-element tensor; it is called 2·N times
+/// for N coordinates, each time with one coordinate moved. \param f the scalar
+/// function, `std::span<const tensor::Tensor> -> std::expected<tensor::Tensor, E>`.
+/// \param inputs the point. \param analytic the gradient under test, ∂f/∂inputs. \param
+/// options the step and tolerances. \return the report, or GradientCheckError<E>: the
+/// errors of validate_gradient_check() and validate_analytic() (in that order, before f
+/// is called), GradientCheckErrorCode::loss_not_scalar, or
+/// GradientCheckErrorCode::evaluation_failed whose stage names the probe (`f(x+h),
+/// input i coordinate c`) and whose cause is f's error. Source: Chapter 13.
+// region: check-gradients
 template <class F>
 [[nodiscard]] std::expected<GradientCheckReport,
                             GradientCheckError<function_error_t<F>>>
@@ -167,32 +239,19 @@ check_gradients(const F& f, std::span<const tensor::Tensor> inputs,
                 GradientCheckOptions options = {}) {
   LLMFS_TRY(validate_gradient_check(inputs, options));
   LLMFS_TRY(validate_analytic(inputs, analytic));
-  auto probe_stage = [](std::string_view side, std::size_t i, std::size_t c) {
-    return fmt::format("{}, input {} coordinate {}", side, i, c);
-  };
-  std::vector<tensor::Tensor> probe(inputs.begin(), inputs.end());
-  const std::span<const tensor::Tensor> point(probe);
+  std::vector<tensor::Tensor> point(inputs.begin(), inputs.end());
   GradientCheckReport report;
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     InputGradientCheck check;
     for (std::size_t c = 0; c < inputs[i].size(); ++c) {
-      const double x = inputs[i].values()[c];
-      const double h = perturbation(x, options.step);
-      const double above = x + h;
-      const double below = x - h;
-      probe[i].mutable_values()[c] = above;
-      const auto f_above = LLMFS_TRY_AT(probe_stage("f(x+h)", i, c), f(point));
-      probe[i].mutable_values()[c] = below;
-      const auto f_below = LLMFS_TRY_AT(probe_stage("f(x-h)", i, c), f(point));
-      probe[i].mutable_values()[c] = x;
-      const double up = LLMFS_TRY(scalar_loss(f_above));
-      const double down = LLMFS_TRY(scalar_loss(f_below));
-      const double numeric = (up - down) / (above - below);
+      const double numeric =
+          LLMFS_TRY(numeric_derivative(f, point, i, c, options.step));
       record_comparison(check, c, analytic[i].values()[c], numeric, options);
     }
     report.inputs.push_back(check);
   }
   return report;
 }
+// endregion: check-gradients
 
 }  // namespace llmfs::autograd
