@@ -16,9 +16,12 @@
 
 namespace {
 
+using llmfs::autograd::central_difference;
 using llmfs::autograd::check_gradients;
 using llmfs::autograd::GradientCheckErrorCode;
 using llmfs::autograd::GradientCheckOptions;
+using llmfs::autograd::numeric_derivative;
+using llmfs::autograd::probe_points;
 using llmfs::autograd::within_tolerance;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
@@ -407,6 +410,60 @@ TEST(GradientCheckCore, WrapsTheFunctionsErrorWithTheProbe) {
   EXPECT_EQ(fmt::format("{}", r.error()),
             fmt::format("f(x-h), input 0 coordinate 1: evaluation failed: {}",
                         *r.error().cause));
+}
+
+// ----------------------------------------------------------------- the pieces
+
+TEST(GradientCheckCore, ProbePointsAreXMinusAndPlusTheScaledStep) {
+  // |x| ≤ 1: h = δ; |x| > 1: h = δ·|x|. Binary fractions and 1e8 ± 100 are exact.
+  const auto small = probe_points(0.5, 0.25);
+  EXPECT_EQ(small.below, 0.25);
+  EXPECT_EQ(small.above, 0.75);
+  const auto large = probe_points(-1e8, 1e-6);
+  EXPECT_EQ(large.below, -1e8 - 100.0);
+  EXPECT_EQ(large.above, -1e8 + 100.0);
+}
+
+TEST(GradientCheckCore, CentralDifferenceDividesByTheRunBetweenTheProbes) {
+  // rise 3 − 1 = 2 over run 4 − 0 = 4: 0.5, whatever h was meant to be.
+  EXPECT_EQ(central_difference(1.0, 3.0, {.below = 0.0, .above = 4.0}), 0.5);
+  EXPECT_TRUE(std::isnan(central_difference(kNaN, 3.0, {.below = 0.0, .above = 4.0})));
+}
+
+TEST(GradientCheckCore, NumericDerivativePutsTheCoordinateBackEvenOnError) {
+  // Fails on f(x−h) of coordinate 1: the point must still be (1, 2) afterwards.
+  auto fragile = [](Inputs v) -> Result {
+    if (v[0].values()[1] < 2.0) return llmfs::tensor::matmul(v[0], v[0]);
+    return Tensor::scalar(v[0].values()[1]);
+  };
+  std::vector<Tensor> point{vec({1.0, 2.0})};
+  auto r = numeric_derivative(fragile, point, 0, 1, 1e-6);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().stage, "f(x-h), input 0 coordinate 1");
+  EXPECT_EQ(point[0].values()[1], 2.0);
+  auto ok = numeric_derivative(fragile, point, 0, 0, 1e-6);
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(*ok, 0.0);  // f does not depend on coordinate 0
+  EXPECT_EQ(point[0].values()[0], 1.0);
+}
+
+TEST(GradientCheckCore, RejectsAProbeThatOverflows) {
+  // ±DBL_MAX·(1 + 1e-6) is beyond the largest double: x ± h is ±inf, so the quotient
+  // would be NaN and the check would blame a correct gradient.
+  const double largest = std::numeric_limits<double>::max();
+  for (const double x : {largest, -largest}) {
+    const std::vector<Tensor> point{Tensor::scalar(x)};
+    const std::vector<Tensor> analytic{Tensor::scalar(1.0)};
+    auto r = check_gradients(identity, point, analytic);
+    ASSERT_FALSE(r.has_value()) << x;
+    EXPECT_EQ(r.error().code, GradientCheckErrorCode::probe_not_finite);
+  }
+  // 1e300 is far from the edge: h = 1e294 and both probes are finite.
+  const std::vector<Tensor> point{Tensor::scalar(1e300)};
+  const std::vector<Tensor> analytic{Tensor::scalar(1.0)};
+  auto ok = check_gradients(identity, point, analytic);
+  ASSERT_TRUE(ok.has_value()) << fmt::format("{}", ok.error());
+  EXPECT_TRUE(ok->passed());
 }
 
 }  // namespace
