@@ -22,13 +22,13 @@ constexpr double kCh13Epsilon = std::numeric_limits<double>::epsilon();
 double only(Inputs x) {
   return x[0].values()[0];
 }
-Value identity(Inputs x) {
+[[nodiscard]] Value identity(Inputs x) {
   return Tensor::scalar(only(x));
 }
-Value exponential(Inputs x) {
+[[nodiscard]] Value exponential(Inputs x) {
   return Tensor::scalar(std::exp(only(x)));
 }
-Value relu(Inputs x) {
+[[nodiscard]] Value relu(Inputs x) {
   return Tensor::scalar(std::max(0.0, only(x)));
 }
 
@@ -41,9 +41,9 @@ std::vector<Tensor> scalars(std::span<const double> values) {
 
 // Checks a function of one or more one-element inputs against analytic slopes.
 template <class F>
-Step<GradientCheckReport> check_at(const F& f, std::span<const double> x,
-                                   std::span<const double> analytic,
-                                   GradientCheckOptions options = {}) {
+[[nodiscard]] Step<GradientCheckReport> check_at(const F& f, std::span<const double> x,
+                                                 std::span<const double> analytic,
+                                                 GradientCheckOptions options = {}) {
   return LLMFS_TRY_AT("check gradients",
                       check_gradients(f, scalars(x), scalars(analytic), options));
 }
