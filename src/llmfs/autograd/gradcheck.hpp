@@ -172,19 +172,6 @@ using function_error_t =
     typename std::invoke_result_t<const F&,
                                   std::span<const tensor::Tensor>>::error_type;
 
-/// Compares `analytic` (one tensor per input, of its input's shape) with the central
-/// difference (f(x+h) − f(x−h)) / ((x+h) − (x−h)) on every coordinate of every input,
-/// h = step·max(1, |x|); a coordinate passes when |analytic − numeric| ≤
-/// absolute_tolerance + relative_tolerance·|numeric| (GradientCheckOptions). `f` maps
-/// the inputs (any count and shapes) to a one-element tensor; it is called 2·N times
-/// for N coordinates, each time with one coordinate moved. \param f the scalar
-/// function, `std::span<const tensor::Tensor> -> std::expected<tensor::Tensor, E>`.
-/// \param inputs the point. \param analytic the gradient under test, ∂f/∂inputs. \param
-/// options the step and tolerances. \return the report, or GradientCheckError<E>: the
-/// errors of validate_gradient_check() and validate_analytic() (in that order, before f
-/// is called), GradientCheckErrorCode::loss_not_scalar, or
-/// GradientCheckErrorCode::evaluation_failed whose stage names the probe (`f(x+h),
-/// input i coordinate c`) and whose cause is f's error. Source: Chapter 13.
 // region: probe-coordinate
 /// The central difference of `f` in coordinate `c` of input `i` of `point`: the
 /// coordinate is moved to x + h, then x − h, and put back. \param f the function.
@@ -217,6 +204,7 @@ numeric_derivative(const F& f, std::vector<tensor::Tensor>& point, std::size_t i
 }
 // endregion: probe-coordinate
 
+// region: check-gradients
 /// Compares `analytic` (one tensor per input, of its input's shape) with the central
 /// difference (f(x+h) − f(x−h)) / ((x+h) − (x−h)) on every coordinate of every input,
 /// h = step·max(1, |x|); a coordinate passes when |analytic − numeric| ≤
@@ -230,7 +218,6 @@ numeric_derivative(const F& f, std::vector<tensor::Tensor>& point, std::size_t i
 /// is called), GradientCheckErrorCode::loss_not_scalar, or
 /// GradientCheckErrorCode::evaluation_failed whose stage names the probe (`f(x+h),
 /// input i coordinate c`) and whose cause is f's error. Source: Chapter 13.
-// region: check-gradients
 template <class F>
 [[nodiscard]] std::expected<GradientCheckReport,
                             GradientCheckError<function_error_t<F>>>
