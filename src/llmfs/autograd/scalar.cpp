@@ -70,9 +70,7 @@ std::expected<Var, ScalarError> ScalarTape::mul(Var a, Var b) {
   const double x = nodes_[a.node].value, y = nodes_[b.node].value;
   return record({"mul", x * y, 2, {a.node, b.node}, {y, x}});  // ∂(xy)/∂x = y, ∂/∂y = x
 }
-// endregion: binary-ops
 
-// region: div
 std::expected<Var, ScalarError> ScalarTape::div(Var a, Var b) {
   LLMFS_TRY(check("div", a));
   LLMFS_TRY(check("div", b));
@@ -83,7 +81,7 @@ std::expected<Var, ScalarError> ScalarTape::div(Var a, Var b) {
   }
   return record({"div", x / y, 2, {a.node, b.node}, {1.0 / y, -x / (y * y)}});
 }
-// endregion: div
+// endregion: binary-ops
 
 // region: unary-ops
 std::expected<Var, ScalarError> ScalarTape::exp(Var a) {

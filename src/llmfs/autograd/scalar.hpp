@@ -63,6 +63,7 @@ struct ScalarNode {
 };
 // endregion: scalar-node
 
+// region: scalar-tape
 /// A scalar tape (a Wengert list): every operation appends one node whose parents are
 /// earlier nodes, so recording order is a topological order. Not copyable (two tapes
 /// would share an id); movable.
@@ -96,6 +97,8 @@ class ScalarTape {
   /// tanh a. \return the hyperbolic tangent, or ScalarErrorCode::foreign_value.
   [[nodiscard]] std::expected<Var, ScalarError> tanh(Var a);
 
+  // endregion: scalar-tape
+  // region: scalar-tape-sweep
   /// The value of `v`. \return it, or ScalarErrorCode::foreign_value.
   [[nodiscard]] std::expected<double, ScalarError> value(Var v) const;
   /// The derivative of `output` with respect to every node: one reverse sweep from
@@ -116,6 +119,7 @@ class ScalarTape {
   std::uint64_t id_;
   std::vector<ScalarNode> nodes_;
 };
+// endregion: scalar-tape-sweep
 
 }  // namespace llmfs::autograd
 
