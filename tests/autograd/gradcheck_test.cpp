@@ -458,6 +458,12 @@ TEST(GradientCheckCore, RejectsAProbeThatOverflows) {
     ASSERT_FALSE(r.has_value()) << x;
     EXPECT_EQ(r.error().code, GradientCheckErrorCode::probe_not_finite);
   }
+  // A NaN coordinate has NaN probes: refused, and named as NaN.
+  const std::vector<Tensor> nan_point{Tensor::scalar(kNaN)};
+  const std::vector<Tensor> one{Tensor::scalar(1.0)};
+  auto n = check_gradients(identity, nan_point, one);
+  ASSERT_FALSE(n.has_value());
+  EXPECT_EQ(n.error().detail, "input 0 coordinate 0: nan +/- nan is NaN");
   // 1e300 is far from the edge: h = 1e294 and both probes are finite.
   const std::vector<Tensor> point{Tensor::scalar(1e300)};
   const std::vector<Tensor> analytic{Tensor::scalar(1.0)};

@@ -127,7 +127,8 @@ std::expected<void, GradientCheckRejection> validate_gradient_check(
         return refuse(GradientCheckErrorCode::ineffective_perturbation,
                       where() + " rounds back to itself");
       if (!std::isfinite(p.above) || !std::isfinite(p.below))
-        return refuse(GradientCheckErrorCode::probe_not_finite, where() + " overflows");
+        return refuse(GradientCheckErrorCode::probe_not_finite,
+                      where() + (std::isnan(x) ? " is NaN" : " overflows"));
     }
   }
   return {};

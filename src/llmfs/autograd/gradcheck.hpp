@@ -31,7 +31,7 @@ enum class GradientCheckErrorCode {
   invalid_step,       ///< the step δ is ≤ 0, NaN or infinite
   invalid_tolerance,  ///< a tolerance is negative, NaN or infinite
   ineffective_perturbation,  ///< x+h or x−h equals x in floating point
-  probe_not_finite,          ///< x+h or x−h overflows to ±infinity
+  probe_not_finite,          ///< x+h or x−h is not finite (overflow, or x is NaN)
   loss_not_scalar,          ///< the function's value has more or fewer than one element
   gradient_count_mismatch,  ///< analytic gradients and inputs differ in number
   gradient_shape_mismatch,  ///< an analytic gradient's shape differs from its input's
@@ -143,7 +143,7 @@ void record_comparison(InputGradientCheck& check, std::size_t coordinate,
 /// GradientCheckErrorCode::invalid_tolerance,
 /// GradientCheckErrorCode::ineffective_perturbation with detail `input i coordinate c:
 /// x +/- h rounds back to itself`, or GradientCheckErrorCode::probe_not_finite with
-/// detail `input i coordinate c: x +/- h overflows`.
+/// detail `input i coordinate c: x +/- h overflows` (or `is NaN`).
 [[nodiscard]] std::expected<void, GradientCheckRejection> validate_gradient_check(
     std::span<const tensor::Tensor> inputs, const GradientCheckOptions& options);
 
