@@ -28,7 +28,7 @@ using llmfs::attention::MultiHeadErrorCode;
 using llmfs::attention::MultiHeadStage;
 using llmfs::attention::split_heads;
 using llmfs::autograd::Tape;
-using llmfs::nn::SplitMix64;
+using llmfs::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using llmfs::testing::make;

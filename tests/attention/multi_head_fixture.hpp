@@ -38,7 +38,7 @@ using llmfs::autograd::AutogradErrorCode;
 using llmfs::autograd::Tape;
 using llmfs::autograd::TensorValue;
 using llmfs::nn::NamedParameter;
-using llmfs::nn::SplitMix64;
+using llmfs::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using llmfs::testing::gradient_of;

@@ -24,7 +24,7 @@
 #include <llmfs/nn/linear.hpp>
 #include <llmfs/nn/parameters.hpp>
 #include <llmfs/nn/qkv.hpp>
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 
 namespace llmfs::attention {
 
@@ -189,7 +189,7 @@ class MultiHeadAttention {
   ///         a released tape).
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
       autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-      std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng);
+      std::size_t heads, PositionEncoding positions, SplitMix64& rng);
 
   /// A layer from four exact matrices (fixtures, checkpoints). d_model is the query
   /// weight's row count. \return MultiHeadErrorCode::stage_failed for matrices
@@ -217,7 +217,7 @@ class MultiHeadAttention {
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
       autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
       std::size_t heads, std::size_t max_positions, double rope_base,
-      nn::SplitMix64& rng);
+      SplitMix64& rng);
 
   /// A layer from four exact `[d_model, d_model]` matrices with rotary positions.
   /// Same as the PositionEncoding overload with RotaryPositions.

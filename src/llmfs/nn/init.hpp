@@ -7,7 +7,7 @@
 #include <expected>
 
 #include <llmfs/nn/error.hpp>
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::nn {

@@ -12,7 +12,7 @@
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/nn/error.hpp>
 #include <llmfs/nn/parameters.hpp>
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 
 namespace llmfs::nn {
 

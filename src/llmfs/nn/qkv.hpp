@@ -14,7 +14,7 @@
 #include <llmfs/nn/error.hpp>
 #include <llmfs/nn/linear.hpp>
 #include <llmfs/nn/parameters.hpp>
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 
 namespace llmfs::nn {
 
