@@ -33,6 +33,7 @@ std::string merged_name(TokenId id) {
 std::vector<FixtureTokenizer> tokenizers() {
   return {{"letters",
            ch06::encode_letters,
+           ch06::token_name,
            {ch06::kFixtureVocab, ch06::kFixtureBos, ch06::kFixtureEos, 1.0}},
           {"letters_an",
            encode_merged,
