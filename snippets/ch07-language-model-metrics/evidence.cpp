@@ -77,8 +77,8 @@ std::size_t text_bytes(std::span<const std::string_view> texts) {
   for (std::size_t i = 0; i <= valid[0].size(); ++i) {
     const TokenId next = i < valid[0].size() ? valid[0][i] : t.config.eos;
     const double p = LLMFS_TRY_AT("predict", model.probability(prev, next));
-    const std::string name = merged_name(next);
-    e.predictions.push_back({merged_name(prev), name,
+    const std::string name = t.token_name(next);
+    e.predictions.push_back({t.token_name(prev), name,
                              next == t.config.eos ? 0 : name.size(), p, -std::log(p)});
     prev = next;
   }
