@@ -308,8 +308,7 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_proje
 
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-    std::size_t heads, std::size_t max_positions, double rope_base,
-    SplitMix64& rng) {
+    std::size_t heads, std::size_t max_positions, double rope_base, SplitMix64& rng) {
   return create(tape, prefix, model_width, heads,
                 RotaryPositions{max_positions, rope_base}, rng);
 }

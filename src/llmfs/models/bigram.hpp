@@ -51,6 +51,7 @@ using BigramError =
     StageError<BigramErrorCode, BigramErrorCode::token_out_of_range, std::monostate>;
 // endregion: bigram-errors
 
+// region: bigram-config
 /// What a bigram model is fitted with: the vocabulary size V, the ids of the two
 /// special tokens, and the add-α pseudo-count.
 struct BigramConfig {
@@ -59,6 +60,7 @@ struct BigramConfig {
   TokenId eos = 0;             ///< the end-of-document id, the last target of each
   double alpha = 1.0;          ///< α > 0, added to every count (α = 1: Laplace)
 };
+// endregion: bigram-config
 
 /// A bigram language model: the counts c(prev, next) of a training set, stored
 /// sparsely by row (compressed sparse rows), and the add-α smoothed probabilities
