@@ -18,11 +18,19 @@ std::string named_row(const std::vector<T>& values, std::string_view format) {
   return fmt::format("{}", fmt::join(cells, " "));
 }
 
-// A sampled text on one line: newlines shown as `\n`.
+// A sampled text on one line: a newline as `\n`, and every byte that is not printable
+// ASCII (smoothing lets a sample wander into bytes the corpus never has) as `\xHH`.
 std::string one_line(std::string_view text) {
   std::string line;
-  for (char c : text)
-    line += c == '\n' ? std::string("\\n") : std::string(1, c);
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\n')
+      line += "\\n";
+    else if (byte < 0x20 || byte >= 0x7F || c == '\\')
+      line += fmt::format("\\x{:02X}", byte);
+    else
+      line += c;
+  }
   return line;
 }
 
