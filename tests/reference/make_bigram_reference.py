@@ -2,8 +2,16 @@
 """Write (or check) the bigram reference data of Chapters 6 and 7:
 tests/reference/data/text/ch07_bigram.txt.
 
-    /usr/bin/python3 tests/reference/make_bigram_reference.py          # rewrite the file
-    /usr/bin/python3 tests/reference/make_bigram_reference.py --check  # exit 1 if it is stale
+    /usr/bin/python3 tests/reference/make_bigram_reference.py [CORPUS]          # rewrite
+    /usr/bin/python3 tests/reference/make_bigram_reference.py [CORPUS] --check  # exit 1 if stale
+
+CORPUS is the extracted King James text (build/default/corpus/kjv.txt). With it, the script
+also fits the bigram on the training partition of tools/corpus-partitions.tsv and scores the
+validation partition, over bytes (V = 258) and over the course tokenizer
+tools/kjv-4096.merges (V = 4,096), re-implementing the encoding from the merges file and
+Chapter 4's rule (cut before every space and newline; in each chunk merge the lowest-rank
+adjacent pair, leftmost first, until none is left). Without it, the corpus lines already in
+the file are kept (and, with --check, not compared).
 
 An independent reference, written from the chapters' formulas with NumPy in float64, not
 from the C++: a dense count table C[V,V] over documents framed as BOS + tokens + EOS,
@@ -127,7 +135,112 @@ def random_case(rng):
     return train, valid, v, bos, eos, alpha, text_bytes
 
 
-def render():
+def read_documents(corpus_path):
+    """(title, text) per `# title` heading, text = the lines under it, each with its '\n'."""
+    docs = []
+    for line in Path(corpus_path).read_bytes().split(b"\n")[:-1]:
+        if line.startswith(b"# "):
+            docs.append([line[2:].decode(), bytearray()])
+        else:
+            docs[-1][1] += line + b"\n"
+    return [(title, bytes(text)) for title, text in docs]
+
+
+def read_manifest(path):
+    split = {}
+    for line in Path(path).read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        key, value = line.split("\t")
+        if value in ("train", "validation", "test"):
+            split[key] = value
+    return split
+
+
+def read_ranks(path):
+    lines = Path(path).read_text().splitlines()
+    assert lines[0].startswith("llmfs-bpe-merges version=1 "), lines[0]
+    ranks = {}
+    for rank, line in enumerate(lines[1:]):
+        token, left, right = (int(x) for x in line.split())
+        assert token == 256 + rank
+        ranks[(left, right)] = rank
+    return ranks
+
+
+def encoder(ranks):
+    cache = {}
+
+    def encode_chunk(chunk):
+        tokens = list(chunk)
+        while len(tokens) > 1:
+            best = min(range(len(tokens) - 1),
+                       key=lambda i: ranks.get((tokens[i], tokens[i + 1]), len(ranks)))
+            rank = ranks.get((tokens[best], tokens[best + 1]))
+            if rank is None:
+                break
+            tokens[best:best + 2] = [256 + rank]
+        return tokens
+
+    def encode(text):
+        out, start = [], 0
+        for i in range(1, len(text) + 1):
+            if i == len(text) or text[i] in (0x20, 0x0A):
+                chunk = text[start:i]
+                if chunk not in cache:
+                    cache[chunk] = encode_chunk(chunk)
+                out += cache[chunk]
+                start = i
+        return out
+
+    return encode
+
+
+def corpus_metrics(train, valid, v, text_bytes, alpha=1.0):
+    """The bigram's validation metrics from sparse counts (np.unique over pair keys)."""
+    bos, eos = v - 2, v - 1
+
+    def keys(documents):
+        prev = np.concatenate([np.array([bos] + d, dtype=np.int64) for d in documents])
+        nxt = np.concatenate([np.array(d + [eos], dtype=np.int64) for d in documents])
+        return prev, nxt
+
+    prev, nxt = keys(train)
+    pair_keys, pair_counts = np.unique(prev * v + nxt, return_counts=True)
+    totals = np.bincount(prev, minlength=v).astype(np.float64)
+    vp, vn = keys(valid)
+    at = np.searchsorted(pair_keys, vp * v + vn)
+    at = np.minimum(at, len(pair_keys) - 1)
+    c = np.where(pair_keys[at] == vp * v + vn, pair_counts[at], 0).astype(np.float64)
+    p = (c + alpha) / (totals[vp] + alpha * v)
+    total = math.fsum((-np.log(p)).tolist())
+    h = total / len(p)
+    return {"total_nats": total, "tokens": len(p), "cross_entropy": h,
+            "perplexity": math.exp(h), "bits_per_byte": total / (math.log(2) * text_bytes),
+            "distinct_pairs": len(pair_keys), "pairs": len(prev)}
+
+
+def corpus_lines(corpus_path):
+    docs = read_documents(corpus_path)
+    split = read_manifest(ROOT / "tools" / "corpus-partitions.tsv")
+    train = [text for title, text in docs if split[title] == "train"]
+    valid = [text for title, text in docs if split[title] == "validation"]
+    valid_bytes = sum(len(t) for t in valid)
+    ranks = read_ranks(ROOT / "tools" / "kjv-4096.merges")
+    lines = []
+    for name, encode, v in (("bytes", list, 258),
+                            ("bpe4096", encoder(ranks), 258 + len(ranks))):
+        m = corpus_metrics([encode(t) for t in train], [encode(t) for t in valid], v,
+                           valid_bytes)
+        lines.append(tensor_line(f"corpus_{name}.config", [v, v - 2, v - 1, 1.0, valid_bytes]))
+        for key in ("pairs", "distinct_pairs", "total_nats", "tokens", "cross_entropy",
+                    "perplexity", "bits_per_byte"):
+            lines.append(tensor_line(f"corpus_{name}.{key}", m[key]))
+        lines.append(tensor_line(f"corpus_{name}.uniform_cross_entropy", math.log(v)))
+    return lines
+
+
+def render(corpus_path=None):
     train, valid = ["banana", "nab"], ["ban"]
     lines = ["# script: tests/reference/make_bigram_reference.py",
              f"# numpy: {np.__version__}",
@@ -140,11 +253,19 @@ def render():
     rng = SplitMix64(SEED)
     for index in range(1, 4):
         lines += case_lines(f"random_{index}", *random_case(rng))
+    if corpus_path is not None:
+        lines.append(f"# corpus: King James validation partition "
+                     "(tools/corpus-partitions.tsv, tools/kjv-4096.merges)")
+        lines += corpus_lines(corpus_path)
+    elif DATA.exists():  # keep the corpus lines computed earlier
+        lines += [l for l in DATA.read_text().splitlines()
+                  if l.startswith(("corpus_", "# corpus:"))]
     return "\n".join(lines) + "\n"
 
 
 def main(argv):
-    text = render()
+    paths = [a for a in argv if not a.startswith("--")]
+    text = render(paths[0] if paths else None)
     if "--check" in argv:
         if not DATA.exists() or DATA.read_text() != text:
             print(f"{DATA.relative_to(ROOT)} is stale: run {Path(__file__).name}")
