@@ -72,7 +72,7 @@ std::size_t text_bytes(std::span<const std::string_view> texts) {
   const std::vector<TokenSequence> valid = encode_all(t, ch06::kValidation);
   const BigramModel model =
       LLMFS_TRY_AT("fit " + t.name, BigramModel::fit(train, t.config));
-  Evaluation e{t.name, t.config.vocab_size, {}, {}, {}};
+  Evaluation e{t.name, t.config.vocab_size, {}, {}, {}, {}};
   TokenId prev = t.config.bos;
   for (std::size_t i = 0; i <= valid[0].size(); ++i) {
     const TokenId next = i < valid[0].size() ? valid[0][i] : t.config.eos;
@@ -117,16 +117,23 @@ std::vector<Refusal> refusals() {
 
 // region: corpus-evaluation
 // One tokenization of the King James corpus: the bigram fitted on the training
-// partition (chapter 6), scored on the validation partition, beside the uniform model.
+// partition (chapter 6), scored on the validation partition beside the uniform model,
+// and the same counts scored again with smaller pseudo-counts.
 [[nodiscard]] Step<Evaluation> evaluate_corpus(const ch06::EncodedCorpus& corpus) {
+  const auto& valid = corpus.validation;
   const BigramModel model = LLMFS_TRY_AT(
       "fit " + corpus.name, BigramModel::fit(corpus.train.documents, corpus.config));
-  const auto score = LLMFS_TRY_AT(
-      "score " + corpus.name,
-      score_bigram(model, corpus.validation.documents, corpus.validation.bytes));
-  Evaluation e{corpus.name, corpus.config.vocab_size, {}, {}, {}};
+  const auto score = LLMFS_TRY_AT("score " + corpus.name,
+                                  score_bigram(model, valid.documents, valid.bytes));
+  Evaluation e{corpus.name, corpus.config.vocab_size, {}, {}, {}, {}};
   e.metrics = LLMFS_TRY_AT("metrics " + corpus.name, summarize(score));
   e.uniform = LLMFS_TRY(uniform_metrics(score, corpus.config.vocab_size));
+  for (double alpha : kAlphas) {
+    const BigramModel smoothed = LLMFS_TRY_AT("alpha", model.with_alpha(alpha));
+    const auto s =
+        LLMFS_TRY_AT("alpha", score_bigram(smoothed, valid.documents, valid.bytes));
+    e.alphas.push_back(LLMFS_TRY_AT("alpha", summarize(s)));
+  }
   return e;
 }
 // endregion: corpus-evaluation

@@ -35,6 +35,7 @@ struct Evaluation {
   std::vector<Prediction> predictions;  ///< per token (the fixture only)
   Metrics metrics;                      ///< the bigram's three numbers
   Metrics uniform;                      ///< the uniform model on the same tokens
+  std::vector<Metrics> alphas;          ///< the corpus only: one per kAlphas entry
 };
 
 /// A case the metrics must refuse, and its error's text.

@@ -26,6 +26,9 @@ inline constexpr TokenId kMergedBos = 4;
 inline constexpr TokenId kMergedEos = 5;
 // endregion: fixture
 
+/// The pseudo-counts compared on the King James validation partition.
+inline constexpr std::array<double, 4> kAlphas{1.0, 0.1, 0.01, 0.001};
+
 /// Exercise 4: a model's reported loss per token and its tokenizer's bytes per token.
 inline constexpr double kExerciseNatsPerToken = 1.2;
 inline constexpr double kExerciseBytesPerToken = 3.5;

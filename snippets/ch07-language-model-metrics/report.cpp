@@ -50,6 +50,12 @@ void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
     lines.push_back(fmt::format(
         "corpus_{}_bytes_per_token={:.6f}", ev.name,
         static_cast<double>(ev.metrics.score.bytes) / ev.metrics.score.tokens));
+    for (std::size_t i = 0; i < ev.alphas.size(); ++i)
+      lines.push_back(
+          fmt::format("corpus_{}_alpha_{}=cross_entropy:{:.6f} perplexity:{:.6f} "
+                      "bits_per_byte:{:.6f}",
+                      ev.name, kAlphas[i], ev.alphas[i].cross_entropy,
+                      ev.alphas[i].perplexity, ev.alphas[i].bits_per_byte));
   }
   const Exercises& x = e.exercises;
   lines.push_back(

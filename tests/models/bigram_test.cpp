@@ -57,6 +57,16 @@ TEST(Bigram, AddAlphaProbabilitiesByHand) {
   EXPECT_DOUBLE_EQ(fit_or_die({{0, 1, 0}, {1}}, half).probability(0, 1).value(), 0.375);
 }
 
+TEST(Bigram, WithAlphaKeepsTheCountsAndChangesTheSmoothing) {
+  const BigramModel m = fit_or_die({{0, 1, 0}, {1}}, kCh06Small);
+  const BigramModel half = m.with_alpha(0.5).value();
+  EXPECT_EQ(half.count(0, 1).value(), 1u);
+  EXPECT_EQ(half.pairs(), m.pairs());
+  EXPECT_DOUBLE_EQ(half.probability(0, 1).value(), 0.375);  // (1 + 0.5) / (2 + 2)
+  EXPECT_DOUBLE_EQ(m.probability(0, 1).value(), 1.0 / 3);   // the original is unchanged
+  EXPECT_EQ(m.with_alpha(0.0).error().code, BigramErrorCode::bad_smoothing);
+}
+
 TEST(Bigram, EmptyDocumentIsOneBosEosPair) {
   const BigramModel m = fit_or_die({{}}, kCh06Small);
   EXPECT_EQ(m.pairs(), 1u);

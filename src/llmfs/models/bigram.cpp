@@ -95,6 +95,15 @@ std::expected<BigramModel, BigramError> BigramModel::fit(
 }
 // endregion: fit
 
+std::expected<BigramModel, BigramError> BigramModel::with_alpha(double alpha) const {
+  BigramConfig config = config_;
+  config.alpha = alpha;
+  LLMFS_TRY(check_config(config));
+  BigramModel copy = *this;
+  copy.config_ = config;
+  return copy;
+}
+
 std::expected<void, BigramError> BigramModel::check_id(TokenId id,
                                                        std::string_view stage) const {
   if (id < 0 || static_cast<std::size_t>(id) >= config_.vocab_size)

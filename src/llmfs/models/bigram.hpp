@@ -79,6 +79,11 @@ class BigramModel {
   [[nodiscard]] static std::expected<BigramModel, BigramError> fit(
       std::span<const TokenSequence> documents, const BigramConfig& config);
 
+  /// The same counts smoothed with another α: a copy, no recounting (how chapter 7
+  /// compares pseudo-counts on held-out text).
+  /// \return BigramErrorCode::bad_smoothing for an α that is not finite and above zero.
+  [[nodiscard]] std::expected<BigramModel, BigramError> with_alpha(double alpha) const;
+
   /// c(prev, next): how often `next` followed `prev` in the training documents.
   /// \return BigramErrorCode::token_out_of_range for an id outside `[0, V)`.
   [[nodiscard]] std::expected<std::uint64_t, BigramError> count(TokenId prev,
