@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "support/reference_data.hpp"
@@ -72,6 +73,17 @@ TEST_P(Ch07CorpusReference, GoldenNumbersMatchTheIndependentReference) {
               kPrinted);
   EXPECT_NEAR(std::stod(uniform.at("cross_entropy")), scalar("uniform_cross_entropy"),
               kPrinted);
+  const auto& alphas = ref.at("corpus_" + name + ".alphas").values;
+  const auto& h = ref.at("corpus_" + name + ".alpha_cross_entropy").values;
+  const auto& bpb = ref.at("corpus_" + name + ".alpha_bits_per_byte").values;
+  for (std::size_t i = 0; i < alphas.size(); ++i) {
+    const auto line =
+        ch07_golden_fields("ch07-language-model-metrics",
+                           fmt::format("corpus_{}_alpha_{}", name, alphas[i]));
+    ASSERT_FALSE(line.empty()) << alphas[i];
+    EXPECT_NEAR(std::stod(line.at("cross_entropy")), h[i], kPrinted) << alphas[i];
+    EXPECT_NEAR(std::stod(line.at("bits_per_byte")), bpb[i], kPrinted) << alphas[i];
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(BothTokenizers, Ch07CorpusReference,

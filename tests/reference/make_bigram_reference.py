@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "reference" / "data" / "text" / "ch07_bigram.txt"
 SEED = 20261207
 MASK = (1 << 64) - 1
+ALPHAS = [1.0, 0.1, 0.01, 0.001]  # the pseudo-counts chapter 7 compares on the corpus
 
 
 class SplitMix64:
@@ -230,13 +231,21 @@ def corpus_lines(corpus_path):
     lines = []
     for name, encode, v in (("bytes", list, 258),
                             ("bpe4096", encoder(ranks), 258 + len(ranks))):
-        m = corpus_metrics([encode(t) for t in train], [encode(t) for t in valid], v,
-                           valid_bytes)
+        encoded_train = [encode(t) for t in train]
+        encoded_valid = [encode(t) for t in valid]
+        m = corpus_metrics(encoded_train, encoded_valid, v, valid_bytes)
         lines.append(tensor_line(f"corpus_{name}.config", [v, v - 2, v - 1, 1.0, valid_bytes]))
         for key in ("pairs", "distinct_pairs", "total_nats", "tokens", "cross_entropy",
                     "perplexity", "bits_per_byte"):
             lines.append(tensor_line(f"corpus_{name}.{key}", m[key]))
         lines.append(tensor_line(f"corpus_{name}.uniform_cross_entropy", math.log(v)))
+        sweep = [corpus_metrics(encoded_train, encoded_valid, v, valid_bytes, alpha)
+                 for alpha in ALPHAS]
+        lines.append(tensor_line(f"corpus_{name}.alphas", ALPHAS))
+        lines.append(tensor_line(f"corpus_{name}.alpha_cross_entropy",
+                                 [m["cross_entropy"] for m in sweep]))
+        lines.append(tensor_line(f"corpus_{name}.alpha_bits_per_byte",
+                                 [m["bits_per_byte"] for m in sweep]))
     return lines
 
 
