@@ -31,11 +31,12 @@ EncodedPartition encode_partition(const llmfs::text::Corpus& corpus,
 [[nodiscard]] snippets::Step<EncodedCorpus> encode_with(
     const llmfs::text::PartitionedCorpus& kjv, std::string name, Tokenizer tokenizer) {
   const auto shared = std::make_shared<const Tokenizer>(std::move(tokenizer));
-  EncodedCorpus encoded{std::move(name),
-                        {shared->vocab_size(), shared->bos(), shared->eos(), 1.0},
-                        encode_partition(kjv.corpus, kjv.partitions.train, *shared),
-                        encode_partition(kjv.corpus, kjv.partitions.validation, *shared),
-                        {}};
+  EncodedCorpus encoded{
+      std::move(name),
+      {shared->vocab_size(), shared->bos(), shared->eos(), 1.0},
+      encode_partition(kjv.corpus, kjv.partitions.train, *shared),
+      encode_partition(kjv.corpus, kjv.partitions.validation, *shared),
+      {}};
   encoded.decode = [shared](std::span<const TokenId> ids) {
     std::string text;
     for (TokenId id : ids)
@@ -51,8 +52,9 @@ EncodedPartition encode_partition(const llmfs::text::Corpus& corpus,
 }  // namespace
 
 snippets::Step<std::vector<EncodedCorpus>> encode_corpus() {
-  const auto kjv = LLMFS_TRY_AT("read corpus", llmfs::text::read_partitioned_corpus(
-                                                   LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH));
+  const auto kjv = LLMFS_TRY_AT(
+      "read corpus",
+      llmfs::text::read_partitioned_corpus(LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH));
   const auto merges =
       LLMFS_TRY_AT("read tokenizer", llmfs::text::read_merges(LLMFS_TOKENIZER_PATH));
   auto bytes = LLMFS_TRY_AT("byte tokenizer", Tokenizer::create({}));
