@@ -86,7 +86,7 @@ std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
   const auto model = [&](std::string_view text, const Evaluation& ev) {
     records.push_back(fmt::format(
-        "MODEL|text={}|tokenizer={}|V={}|tokens={}|bytes={}|cross_entropy={:.6f}|"
+        "MODEL|text={}|tokenizer={}|vocab={}|tokens={}|bytes={}|cross_entropy={:.6f}|"
         "perplexity={:.6f}|bits_per_byte={:.6f}|uniform_cross_entropy={:.6f}|"
         "uniform_bits_per_byte={:.6f}",
         text, ev.name, ev.vocab_size, ev.metrics.score.tokens, ev.metrics.score.bytes,

@@ -4,7 +4,7 @@ evaluation's cross-entropy, perplexity and bits per byte beside the uniform mode
 
 Records (snippets/ch07-language-model-metrics/trace.txt):
   TOKEN|tokenizer=t|index=i|prev=..|next=..|bytes=k|probability=p|nats=x|bits=y
-  MODEL|text=..|tokenizer=t|V=..|tokens=N|bytes=B|cross_entropy=..|perplexity=..|
+  MODEL|text=..|tokenizer=t|vocab=V|tokens=N|bytes=B|cross_entropy=..|perplexity=..|
         bits_per_byte=..|uniform_cross_entropy=..|uniform_bits_per_byte=..
 Everything drawn is read from the records; nothing is recomputed (bar lengths are the
 recorded bits divided by a fixed 4-bit scale).
@@ -48,7 +48,7 @@ def render(records):
     text.append("Every evaluation (bigram, then the uniform model on the same tokens):")
     for m in models:
         what, name, v, n, size, h, ppl, bpb, uh, ubpb = need(
-            m, "text", "tokenizer", "V", "tokens", "bytes", "cross_entropy", "perplexity",
+            m, "text", "tokenizer", "vocab", "tokens", "bytes", "cross_entropy", "perplexity",
             "bits_per_byte", "uniform_cross_entropy", "uniform_bits_per_byte")
         rows.append(f'<tr><td>{esc(what)}</td><td class="llmfs-mono">{esc(name)}</td>'
                     f'<td class="llmfs-num">{esc(v)}</td><td class="llmfs-num">{esc(n)}</td>'

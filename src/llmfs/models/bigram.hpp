@@ -25,7 +25,8 @@
 
 namespace llmfs::models {
 
-using text::TokenId;
+/// A token id (Chapter 3's type): 0–255 a byte, then merges, then BOS and EOS.
+using TokenId = text::TokenId;
 
 /// The tokens of one document, without the special tokens (BOS and EOS are added by
 /// the model, so a pair never crosses two documents).
@@ -64,11 +65,9 @@ struct BigramConfig {
 
 /// A bigram language model: the counts c(prev, next) of a training set, stored
 /// sparsely by row (compressed sparse rows), and the add-α smoothed probabilities
-///
-///     P(next | prev) = (c(prev, next) + α) / (c(prev) + α·V),
-///
-/// where c(prev) is the number of pairs that start with `prev`. A document
-/// `t_1 … t_n` contributes the n + 1 pairs (BOS, t_1), (t_1, t_2), …, (t_n, EOS).
+/// P(next | prev) = (c(prev, next) + α) / (c(prev) + α·V), where c(prev) is the number
+/// of pairs that start with `prev`. A document `t_1 … t_n` contributes the n + 1 pairs
+/// (BOS, t_1), (t_1, t_2), …, (t_n, EOS).
 class BigramModel {
  public:
   /// Counts every pair of every document of `documents`, each framed as BOS + tokens +
