@@ -25,6 +25,9 @@ add_custom_command(
   VERBATIM)
 add_custom_target(corpus ALL DEPENDS ${LLMFS_CORPUS})
 
+if(NOT LLMFS_BUILD_CHECKS)
+  return()
+endif()
 add_test(NAME corpus.pinned
          COMMAND ${LLMFS_PYTHON} ${PROJECT_SOURCE_DIR}/tools/extract-corpus.py
                  --out ${PROJECT_BINARY_DIR}/corpus-test/kjv.txt)
