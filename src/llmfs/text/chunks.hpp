@@ -13,6 +13,7 @@
 
 namespace llmfs::text {
 
+// region: split-chunks
 /// True for the bytes a chunk may begin with but never contain after its first byte.
 [[nodiscard]] constexpr bool is_chunk_separator(char byte) noexcept {
   return byte == ' ' || byte == '\n';
@@ -33,5 +34,6 @@ namespace llmfs::text {
   if (start < document.size()) chunks.push_back(document.substr(start));
   return chunks;
 }
+// endregion: split-chunks
 
 }  // namespace llmfs::text
