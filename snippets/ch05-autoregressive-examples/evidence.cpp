@@ -7,15 +7,18 @@ namespace ch05 {
 
 using llmfs::text::Corpus;
 using llmfs::text::Example;
+using llmfs::text::Tokenizer;
 
 namespace {
 
-// Byte-level ids: each byte of the text is one token (zero merges).
-std::vector<TokenId> byte_tokens(std::string_view text) {
-  std::vector<TokenId> ids;
-  for (unsigned char byte : text)
-    ids.push_back(byte);
-  return ids;
+// A tokenizer's ids for document_sequence(): its BOS, EOS and vocabulary size.
+Specials specials_of(const Tokenizer& tokenizer) {
+  return {tokenizer.bos(), tokenizer.eos(), tokenizer.vocab_size()};
+}
+
+// Its encode() as the Encoder split_sequences() calls.
+llmfs::text::Encoder encoder_of(const Tokenizer& tokenizer) {
+  return [&tokenizer](std::string_view text) { return tokenizer.encode(text); };
 }
 
 template <class T, class E>
@@ -60,11 +63,12 @@ Step<SplitCount> count_split(const Sequences& sequences, Split split,
 namespace {
 
 // region: predict-windows
-// The prediction: one document framed, and each of its examples spelled out.
-[[nodiscard]] Step<Evidence> predict(Evidence e) {
+// The prediction: one document, byte by byte (zero merges), framed, and each of its
+// examples spelled out.
+[[nodiscard]] Step<Evidence> predict(Evidence e, const Tokenizer& bytes) {
   e.predict_sequence = LLMFS_TRY_AT(
-      "predict sequence",
-      llmfs::text::document_sequence(byte_tokens(kPredictText), kByteSpecials, 0));
+      "predict sequence", llmfs::text::document_sequence(bytes.encode(kPredictText),
+                                                         specials_of(bytes), 0));
   const Sequences one{e.predict_sequence};
   for (const Example& x : LLMFS_TRY_AT(
            "predict windows", llmfs::text::make_examples(one, kPredictConfig))) {
@@ -75,7 +79,7 @@ namespace {
   e.predict_formula = LLMFS_TRY_AT(
       "predict count", llmfs::text::example_count(one[0].size(), kPredictConfig));
   for (std::size_t s = 1; s <= kExerciseContext + 1; ++s)
-    e.exercises.strides.push_back(LLMFS_TRY_AT(
+    e.exercise_strides.push_back(LLMFS_TRY_AT(
         "exercise 1",
         llmfs::text::example_count(kExerciseLength, {kExerciseContext, s})));
   return e;
@@ -86,11 +90,13 @@ namespace {
 // Every fixture document under every configuration, by formula and by enumeration of
 // that document alone; then every split of it.
 [[nodiscard]] Step<Evidence> count_fixture(Evidence e, const Corpus& corpus,
-                                           const llmfs::text::Partitions& partitions) {
+                                           const llmfs::text::Partitions& partitions,
+                                           const Tokenizer& bytes) {
   for (Split split : llmfs::text::kSplits) {
     const Sequences sequences = LLMFS_TRY_AT(
-        "fixture sequences", llmfs::text::split_sequences(corpus, partitions, split,
-                                                          byte_tokens, kByteSpecials));
+        "fixture sequences",
+        llmfs::text::split_sequences(corpus, partitions, split, encoder_of(bytes),
+                                     specials_of(bytes)));
     for (std::size_t k = 0; k < sequences.size(); ++k) {
       DocumentCount row{
           corpus.documents[llmfs::text::indices(partitions, split)[k]].title,
@@ -110,11 +116,39 @@ namespace {
     }
     for (WindowConfig config : kFixtureConfigs)
       e.fixture_splits.push_back(
-          LLMFS_TRY(count_split(sequences, split, config, kByteSpecials.eos)));
+          LLMFS_TRY(count_split(sequences, split, config, bytes.eos())));
   }
   return e;
 }
 // endregion: fixture-counts
+
+// region: count-corpus
+// One tokenizer on the whole corpus: each split's documents encoded and framed once,
+// then counted under every configuration; the training documents too short for T = 256.
+[[nodiscard]] Step<CorpusCounts> count_corpus(const llmfs::text::PartitionedCorpus& kjv,
+                                              const Tokenizer& tokenizer) {
+  const Specials specials = specials_of(tokenizer);
+  CorpusCounts counts{
+      fmt::format("M={} merges, BOS={}, EOS={}, V={}", tokenizer.merges().merges.size(),
+                  specials.bos, specials.eos, specials.vocab),
+      {},
+      {}};
+  for (Split split : llmfs::text::kSplits) {
+    const Sequences sequences =
+        LLMFS_TRY_AT("course sequences",
+                     llmfs::text::split_sequences(kjv.corpus, kjv.partitions, split,
+                                                  encoder_of(tokenizer), specials));
+    for (WindowConfig config : kCorpusConfigs)
+      counts.splits.push_back(
+          LLMFS_TRY(count_split(sequences, split, config, specials.eos)));
+    for (std::size_t k = 0; split == Split::train && k < sequences.size(); ++k)
+      if (sequences[k].size() < kCorpusConfigs[2].context + 1)
+        counts.too_short.emplace_back(
+            kjv.corpus.documents[kjv.partitions.train[k]].title, sequences[k].size());
+  }
+  return counts;
+}
+// endregion: count-corpus
 
 // region: bad-inputs
 // One bad input per windowing error, through the library.
@@ -136,39 +170,30 @@ std::vector<Outcome> bad_inputs() {
 }  // namespace
 
 // region: gather
-// The fixture (prediction, documents, splits, errors), then the King James text: each
-// split encoded, framed and counted under every configuration.
+// The fixture byte by byte (prediction, documents, splits, errors), then the King James
+// text twice: with zero merges and with the course tokenizer (Chapter 4).
 Step<Evidence> gather_fixture() {
-  Evidence e = LLMFS_TRY(predict({}));
+  const auto bytes = LLMFS_TRY_AT("zero merges", Tokenizer::create({}));
+  Evidence e = LLMFS_TRY(predict({}, bytes));
   const Corpus corpus = LLMFS_TRY_AT(
       "fixture corpus", llmfs::text::read_corpus(LLMFS_FIXTURE_CORPUS_PATH));
-  e = LLMFS_TRY(
-      count_fixture(std::move(e), corpus, llmfs::text::assign_partitions(corpus)));
+  const auto partitions = llmfs::text::assign_partitions(corpus);
+  e = LLMFS_TRY(count_fixture(std::move(e), corpus, partitions, bytes));
   e.errors = bad_inputs();
   return e;
 }
 
 Step<Evidence> gather() {
   Evidence e = LLMFS_TRY(gather_fixture());
-  e.tokenizer = fmt::format("bytes (M=0 merges, BOS={}, EOS={}, V={})",
-                            kByteSpecials.bos, kByteSpecials.eos, kByteSpecials.vocab);
   const auto kjv = LLMFS_TRY_AT(
       "course corpus",
       llmfs::text::read_partitioned_corpus(LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH));
-  for (Split split : llmfs::text::kSplits) {
-    const Sequences sequences =
-        LLMFS_TRY_AT("course sequences",
-                     llmfs::text::split_sequences(kjv.corpus, kjv.partitions, split,
-                                                  byte_tokens, kByteSpecials));
-    for (WindowConfig config : kCorpusConfigs)
-      e.kjv_splits.push_back(
-          LLMFS_TRY(count_split(sequences, split, config, kByteSpecials.eos)));
-    for (std::size_t k = 0; split == Split::train && k < sequences.size(); ++k)
-      if (sequences[k].size() < kCorpusConfigs[2].context + 1)  // exercise 2
-        e.exercises.too_short.push_back(
-            fmt::format("{} ({})", kjv.corpus.documents[kjv.partitions.train[k]].title,
-                        sequences[k].size()));
-  }
+  const auto none = LLMFS_TRY_AT("zero merges", Tokenizer::create({}));
+  e.kjv_bytes = LLMFS_TRY(count_corpus(kjv, none));
+  const auto merges =
+      LLMFS_TRY_AT("course merges", llmfs::text::read_merges(LLMFS_TOKENIZER_PATH));
+  const auto course = LLMFS_TRY_AT("course tokenizer", Tokenizer::create(merges));
+  e.kjv_bpe = LLMFS_TRY(count_corpus(kjv, course));
   return e;
 }
 // endregion: gather

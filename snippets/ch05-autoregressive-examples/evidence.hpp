@@ -6,10 +6,12 @@
 
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <llmfs/text/corpus.hpp>
 #include <llmfs/text/partition.hpp>
+#include <llmfs/text/tokenizer.hpp>
 #include <llmfs/text/windows.hpp>
 
 #include "../common/chapter.hpp"
@@ -61,10 +63,13 @@ struct Outcome {
   std::string answer;  ///< `error:<message>`, or `ok`
 };
 
-/// The answers of exercises 1 and 2 (3, 4 and the misconception read kjv_splits).
-struct Exercises {
-  std::vector<std::size_t> strides;    ///< 1: example_count(15, {4, S}), S = 1 … 5
-  std::vector<std::string> too_short;  ///< 2: train documents with n < 257, `title (n)`
+/// One tokenizer's view of the King James text: every split under every configuration.
+struct CorpusCounts {
+  std::string tokenizer;           ///< `M merges, BOS, EOS, V`
+  std::vector<SplitCount> splits;  ///< split × kCorpusConfigs, in that order
+  std::vector<std::pair<std::string, std::size_t>>
+      too_short;  ///< training documents
+                  ///< with n < 257: title, n
 };
 
 /// Everything the report and the trace print.
@@ -76,9 +81,8 @@ struct Evidence {
   std::vector<DocumentCount> fixture_documents;  ///< per document of the fixture
   std::vector<SplitCount> fixture_splits;        ///< per split × configuration
   std::vector<Outcome> errors;                   ///< one per windowing error
-  std::string tokenizer;                         ///< which ids the corpus is encoded to
-  std::vector<SplitCount> kjv_splits;            ///< per split × configuration
-  Exercises exercises;                           ///< the exercise answers
+  CorpusCounts kjv_bytes;                        ///< with a tokenizer of zero merges
+  CorpusCounts kjv_bpe;                          ///< with the course tokenizer
 };
 
 /// The fixture part of the chapter (everything but the King James text); the tests use

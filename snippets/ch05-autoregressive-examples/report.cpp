@@ -1,5 +1,6 @@
 // Chapter 5
 // The report, one `key=value` line per fact, and the trace records of the diagram.
+#include <algorithm>
 #include <ranges>
 
 #include <fmt/ranges.h>
@@ -69,30 +70,39 @@ std::string render_report(const Evidence& e) {
     lines.push_back(split_line("fixture", c));
   for (const Outcome& o : e.errors)
     lines.push_back(fmt::format("error_{}={}", o.name, o.answer));
-  lines.push_back(fmt::format("kjv_tokenizer={}", e.tokenizer));
-  for (const SplitCount& c : e.kjv_splits)
-    lines.push_back(split_line("kjv", c));
+  for (const auto& [name, counts] :
+       {std::pair{"kjv_bytes", &e.kjv_bytes}, std::pair{"kjv_bpe", &e.kjv_bpe}}) {
+    lines.push_back(fmt::format("{}_tokenizer={}", name, counts->tokenizer));
+    for (const SplitCount& c : counts->splits)
+      lines.push_back(split_line(name, c));
+  }
   add_exercise_lines(e, lines);
   return snippets::join_lines(lines);
 }
 // endregion: report-lines
 
 // region: report-exercise-lines
-// The exercises and the misconception read the training split's counts.
+// The exercises and the misconception read the training split's counts under the
+// course tokenizer.
 void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
   const auto train = [&](WindowConfig config) {
-    for (const SplitCount& c : e.kjv_splits)
+    for (const SplitCount& c : e.kjv_bpe.splits)
       if (c.split == Split::train && c.config.context == config.context &&
           c.config.stride == config.stride)
         return c;
     return SplitCount{};
   };
   lines.push_back(fmt::format("exercise_1=n:{} T:{} S=1..{}:[{}]", kExerciseLength,
-                              kExerciseContext, e.exercises.strides.size(),
-                              fmt::join(e.exercises.strides, ",")));
-  lines.push_back(fmt::format("exercise_2=too_short_for_T256:{} [{}]",
-                              e.exercises.too_short.size(),
-                              fmt::join(e.exercises.too_short, ", ")));
+                              kExerciseContext, e.exercise_strides.size(),
+                              fmt::join(e.exercise_strides, ",")));
+  auto shortest = e.kjv_bpe.too_short;
+  std::ranges::sort(shortest, {}, [](const auto& d) { return d.second; });
+  std::vector<std::string> three;
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, shortest.size()); ++k)
+    three.push_back(fmt::format("{} ({})", shortest[k].first, shortest[k].second));
+  lines.push_back(fmt::format(
+      "exercise_2=T256 too_short bytes:{} course:{} shortest:[{}]",
+      e.kjv_bytes.too_short.size(), shortest.size(), fmt::join(three, ", ")));
   const SplitCount half = train(kCorpusConfigs[1]);
   lines.push_back(fmt::format(
       "exercise_3=T64_S32 per_document:{} one_stream:{} crossing_a_boundary:{}",
