@@ -34,6 +34,8 @@ Format: `#` comment lines, then per case
 and per SentencePiece comparison
 
     SPM|name=...|documents=<hex>,...|tie_free=K|pieces=<hex>,<hex>,...
+    SPM_RUN|documents=<hex>,...|ours=<hex>|sentencepiece=<hex>   (the first merge beside a run)
+    SPM_TIE|documents=<hex>|ours=<hex>|sentencepiece=<hex>       (the first merge on a tie)
 
 where `pieces` are SentencePiece's first K learned pieces with U+2581 written back as a
 space, as hex bytes; K is the number of merges this trainer learns before its first tie.
@@ -196,9 +198,26 @@ def spm_lines():
     if pieces != ours:
         raise SystemExit("ch03_bpe: SentencePiece and the rules disagree before the first tie: "
                          "%r vs %r" % (pieces, ours))
-    return ["SPM|name=genesis_1|documents=%s|tie_free=%d|pieces=%s"
-            % (",".join(d.hex().upper() for d in documents), len(merges),
-               ",".join(p.hex().upper() for p in pieces))]
+    lines = ["SPM|name=genesis_1|documents=%s|tie_free=%d|pieces=%s"
+             % (",".join(d.hex().upper() for d in documents), len(merges),
+                ",".join(p.hex().upper() for p in pieces))]
+    # Where they part: three pairs tie in the tie case, and SentencePiece picks by its
+    # own order of piece strings (a space is U+2581 there, above every ASCII letter).
+    tie_case = dict((name, docs) for name, docs, _ in RULE_CASES)["ties"]
+    ours_first = token_strings(train(tie_case, 259)[0])[256]
+    theirs_first = sentencepiece_pieces(tie_case, 1)[0]
+    # Where they agree on runs: aaaaaa counts (a,a) 3 for both, so xy (4) goes first;
+    # counting every adjacent pair would give (a,a) 5.
+    run_case = [b"aaaaaa", b"xy xy xy xy"]
+    ours_run = token_strings(train(run_case, 259)[0])[256]
+    theirs_run = sentencepiece_pieces(run_case, 1)[0]
+    lines.append("SPM_RUN|documents=%s|ours=%s|sentencepiece=%s"
+                 % (",".join(d.hex().upper() for d in run_case), ours_run.hex().upper(),
+                    theirs_run.hex().upper()))
+    lines.append("SPM_TIE|documents=%s|ours=%s|sentencepiece=%s"
+                 % (",".join(d.hex().upper() for d in tie_case), ours_first.hex().upper(),
+                    theirs_first.hex().upper()))
+    return lines
 
 
 def render():

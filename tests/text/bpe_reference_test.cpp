@@ -64,9 +64,17 @@ struct Ch03Spm {
   std::vector<std::string> pieces;
 };
 
+struct Ch03SpmTie {
+  std::vector<std::string> documents;
+  std::string ours;           // the Python trainer's first token
+  std::string sentencepiece;  // SentencePiece's first piece, U+2581 written as a space
+};
+
 struct Ch03Reference {
   std::vector<Ch03Case> cases;
   std::vector<Ch03Spm> spm;
+  std::vector<Ch03SpmTie> spm_tie;
+  std::vector<Ch03SpmTie> spm_run;
 };
 
 const Ch03Reference& ch03_reference() {
@@ -95,6 +103,10 @@ const Ch03Reference& ch03_reference() {
       } else if (kind == "SPM") {
         r.spm.push_back({ch03_hex_list(f["documents"]), std::stoul(f["tie_free"]),
                          ch03_hex_list(f["pieces"])});
+      } else if (kind == "SPM_TIE" || kind == "SPM_RUN") {
+        (kind == "SPM_TIE" ? r.spm_tie : r.spm_run)
+            .push_back({ch03_hex_list(f["documents"]), ch03_hex_list(f["ours"]).at(0),
+                        ch03_hex_list(f["sentencepiece"]).at(0)});
       }
     }
     return r;
@@ -138,6 +150,37 @@ TEST(BpeReference, SentencePieceLearnsTheSamePiecesBeforeTheFirstTie) {
   const std::vector<std::string> ours(bytes.begin() + 256, bytes.end());
   EXPECT_EQ(ours, spm[0].pieces);
   EXPECT_EQ(spm[0].pieces.front(), "th");
+}
+
+TEST(BpeReference, OnATieSentencePieceAndTheChapterPartByTheirTieBreak) {
+  // ba ␣ab ␣ba ␣ab: (␣,a), (a,b), (b,a) all count 2. The chapter takes the smallest
+  // ids, (32,97) = "␣a"; SentencePiece orders its piece strings, where the space is
+  // U+2581 (above every ASCII letter), and takes "ab". Same counts, different
+  // tie-break.
+  const auto& tie = ch03_reference().spm_tie;
+  ASSERT_EQ(tie.size(), 1u);
+  const std::vector<std::string_view> docs(tie[0].documents.begin(),
+                                           tie[0].documents.end());
+  const auto t = llmfs::text::train_bpe(docs, 259);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(llmfs::text::token_bytes(t->table).at(256), tie[0].ours);
+  EXPECT_EQ(tie[0].ours, " a");
+  EXPECT_EQ(tie[0].sentencepiece, "ab");
+}
+
+TEST(BpeReference, SentencePieceCountsARunAsTheChapterDoes) {
+  // aaaaaa | xy␣xy␣xy␣xy: (a,a) counts ⌊6/2⌋ = 3 and (x,y) 4, so xy goes first for
+  // both; counting every adjacent a a would give 5 and merge aa first.
+  const auto& run = ch03_reference().spm_run;
+  ASSERT_EQ(run.size(), 1u);
+  const std::vector<std::string_view> docs(run[0].documents.begin(),
+                                           run[0].documents.end());
+  const auto t = llmfs::text::train_bpe(docs, 259);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->counts, (std::vector<std::int64_t>{4}));
+  EXPECT_EQ(llmfs::text::token_bytes(t->table).at(256), "xy");
+  EXPECT_EQ(run[0].sentencepiece, "xy");
+  EXPECT_EQ(run[0].ours, "xy");
 }
 
 }  // namespace
