@@ -12,7 +12,6 @@
 
 namespace ch03 {
 
-using llmfs::text::MergeTable;
 using llmfs::text::PairCounts;
 using llmfs::text::TokenId;
 

@@ -16,6 +16,7 @@
 namespace ch03 {
 
 using llmfs::text::BpeTraining;
+using llmfs::text::MergeTable;
 using llmfs::text::TokenPair;
 using snippets::Step;
 

@@ -26,7 +26,7 @@ inline constexpr std::string_view kTieCase = "ba ab ba ab";
 inline constexpr std::array<std::size_t, 3> kVocabCases{255, 257, 258};
 
 /// The bounded slice of the King James text that both trainers learn in the demo.
-inline constexpr std::size_t kSliceDocuments = 20;
+inline constexpr std::size_t kSliceDocuments = 10;
 inline constexpr std::size_t kSliceVocab = 258 + 100;
 /// How many of the slice's merges the report prints.
 inline constexpr std::size_t kSliceShown = 12;

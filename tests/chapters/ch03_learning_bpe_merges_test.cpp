@@ -2,6 +2,12 @@
 // assertion from the chapter's rules (chunks cut before ␣ and \n; non-overlapping
 // counts; the highest count, ties to the smallest (left, right); stop below 2), never
 // taken from the code under test. The real corpus is the golden's (optimized build).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "evidence.hpp"
