@@ -4,13 +4,15 @@
 #   make book        build the library and the demos (the target `demos`, not the tests),
 #                    check every demo against its goldens, check the regions and fences,
 #                    render build/book/html/index.html
-#   make test        the whole ctest suite (unit, chapter, golden, parity, book and browser
-#                    checks), then every unit, chapter, golden and parity test again under
-#                    AddressSanitizer + UBSan (the asan preset)
+#   make test        the whole suite, each source compiled once per purpose: the default
+#                    preset (optimised: library, demos, chapter tests, benchmarks; ctest:
+#                    goldens, chapter tests, book render and browser check, source and
+#                    reference checks), then the asan preset (AddressSanitizer + UBSan:
+#                    the library and its unit, reference and parity tests)
 #   make traces      regenerate every snippets/chNN-slug/expected.txt and trace.txt
 #   make demo CH=30  build and run one chapter's demo, printing only its report
 #                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
-#   make sanitize    only the asan preset and its tests
+#   make sanitize    only the asan preset and its tests (the library's unit tests)
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
 #                    chapter 3's BPE trainer), printing ratios
 #   make strict      build everything with every file compiled on its own (no unity batches):
@@ -32,7 +34,7 @@ configure: deps
 	@cmake --preset $(PRESET) > $(BUILD).configure.log 2>&1 || { cat $(BUILD).configure.log; exit 1; }
 
 build: configure
-	@echo "== build ($(PRESET)): library, demos, tests"
+	@echo "== build ($(PRESET)): everything the preset compiles"
 	@cmake --build --preset $(PRESET)
 
 demos: configure
@@ -50,7 +52,7 @@ book: demos
 	@echo "book: open build/book/html/index.html"
 
 test: build
-	@echo "== tests: unit, chapter, golden, parity, book and browser checks"
+	@echo "== tests (default): goldens, chapter tests, book, browser, source and reference checks"
 	@ctest --preset $(PRESET)
 	@$(MAKE) --no-print-directory sanitize
 

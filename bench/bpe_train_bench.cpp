@@ -1,33 +1,32 @@
 // Chapter 3: learning byte-level BPE merges on the King James text.
 //
-//   bpe/fast/full          train_bpe, V = 4,096 (3,838 merges), on the training
-//   documents bpe/sentencepiece/full SentencePiece's BPE trainer (libsentencepiece
-//   0.1.97, C++ API,
-//                          one thread) on the same text, set to learn 3,838 merges too
-//   bpe/naive/slice        train_bpe_naive on the first kSliceDocuments documents, 200
-//   merges bpe/fast/slice         train_bpe on the same slice: the speed-up in the same
-//   run
+//   bpe/fast/full           train_bpe, V = 4,096 (3,838 merges), training partition
+//   bpe/sentencepiece/full  SentencePiece's BPE trainer (libsentencepiece 0.1.97, C++
+//                           API, one thread) on the same lines, set to learn 3,838 too
+//   bpe/naive/slice         train_bpe_naive on the first kSliceDocuments documents
+//   bpe/fast/slice          train_bpe on the same slice: the speed-up in the same run
 //
-// The training documents: every document of the corpus until chapter 2's partitions are
-// in main (then the training partition only). Before the benchmarks run, the program
-// prints what both trainers learned on the full text (how many of our 3,838 tokens
+// The training documents: chapter 2's training partition (tools/corpus-partitions.tsv),
+// read with chapter 2's corpus reader. Before the benchmarks run, the program prints
+// what both trainers learned on the full text (how many of our 3,838 tokens
 // SentencePiece also learned, and how long the merge orders agree) as `bpe-compare:`
 // lines. Run through tools/run-bpe-bench.sh, which prints the ratios and writes the
 // data file.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
-#include <iterator>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
 #include <llmfs/text/bpe_train.hpp>
+#include <llmfs/text/partition.hpp>
 
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
@@ -39,8 +38,8 @@ constexpr std::size_t kSliceDocuments = 40;
 constexpr std::size_t kSliceVocab = 258 + 200;
 
 struct BenchCorpus {
-  std::string file;
-  std::vector<std::string_view> documents;  // the text after each `# ...` heading
+  llmfs::text::Corpus corpus;               // chapter 2's reader
+  std::vector<std::string_view> documents;  // the training partition's texts
   std::vector<std::string> lines;           // every line of those documents, no '\n'
   std::size_t characters = 0;               // distinct characters SentencePiece sees
 };
@@ -48,18 +47,15 @@ struct BenchCorpus {
 const BenchCorpus& bench_corpus() {
   static const BenchCorpus corpus = [] {
     BenchCorpus c;
-    std::ifstream in(LLMFS_CORPUS_PATH, std::ios::binary);
-    c.file.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    const std::string_view file = c.file;
-    std::size_t at = 0;
-    while (at < file.size()) {
-      const std::size_t heading_end = file.find('\n', at);
-      if (heading_end == std::string_view::npos) break;
-      const std::size_t next = file.find("\n# ", heading_end);
-      const std::size_t end = next == std::string_view::npos ? file.size() : next + 1;
-      c.documents.push_back(file.substr(heading_end + 1, end - heading_end - 1));
-      at = end;
+    auto loaded =
+        llmfs::text::read_partitioned_corpus(LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH);
+    if (!loaded) {
+      fmt::print(stderr, "bpe bench: {}\n", loaded.error());
+      std::exit(1);
     }
+    c.corpus = std::move(loaded->corpus);
+    for (std::size_t index : loaded->partitions.train)
+      c.documents.push_back(c.corpus.documents[index].text);
     std::set<char> seen;
     for (std::string_view document : c.documents) {
       for (std::size_t start = 0; start < document.size();) {
@@ -173,9 +169,9 @@ void compare_vocabularies(const BenchCorpus& c) {
   for (std::string_view document : c.documents)
     text_bytes += document.size();
   fmt::print(
-      "bpe-compare: documents={} (all: chapter 2's partitions are not in main yet) "
-      "text_bytes={} lines={} characters={}\n",
-      c.documents.size(), text_bytes, c.lines.size(), c.characters);
+      "bpe-compare: training_documents={} of {} text_bytes={} lines={} characters={}\n",
+      c.documents.size(), c.corpus.documents.size(), text_bytes, c.lines.size(),
+      c.characters);
   fmt::print("bpe-compare: merges={} stop={} last_count={}\n", ours->counts.size(),
              describe(ours->stop), ours->counts.back());
   fmt::print(

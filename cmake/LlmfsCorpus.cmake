@@ -9,8 +9,14 @@
 #
 # LLMFS_CORPUS (the extracted file) and LLMFS_TINY_CORPUS (the committed hand-sized fixture)
 # are the paths chapter programs read; they are not committed (~4 MB) and not printed.
+# LLMFS_PARTITIONS is the committed manifest of Chapter 2 (tools/corpus-partitions.tsv):
+# the frozen train/validation/test partition of the corpus, one line per document.
+# A chapter passes them to its program as LLMFS_CORPUS_PATH, LLMFS_TINY_CORPUS_PATH and
+# LLMFS_PARTITIONS_PATH (see snippets/ch02-corpus-partitions/CMakeLists.txt).
 set(LLMFS_CORPUS ${PROJECT_BINARY_DIR}/corpus/kjv.txt)
 set(LLMFS_TINY_CORPUS ${PROJECT_SOURCE_DIR}/snippets/ch01-text-units/tiny_corpus.txt)
+set(LLMFS_PARTITIONS ${PROJECT_SOURCE_DIR}/tools/corpus-partitions.tsv)
+set(LLMFS_CORPUS_PIN ${PROJECT_SOURCE_DIR}/tools/corpus.sha256)
 add_custom_command(
   OUTPUT ${LLMFS_CORPUS}
   COMMAND ${LLMFS_PYTHON} ${PROJECT_SOURCE_DIR}/tools/extract-corpus.py --out ${LLMFS_CORPUS}
@@ -19,6 +25,9 @@ add_custom_command(
   VERBATIM)
 add_custom_target(corpus ALL DEPENDS ${LLMFS_CORPUS})
 
+if(NOT LLMFS_BUILD_CHECKS)
+  return()
+endif()
 add_test(NAME corpus.pinned
          COMMAND ${LLMFS_PYTHON} ${PROJECT_SOURCE_DIR}/tools/extract-corpus.py
                  --out ${PROJECT_BINARY_DIR}/corpus-test/kjv.txt)

@@ -1,4 +1,4 @@
-# llmfs_gtest(TARGET PREFIX <prefix> LABEL <label> SOURCES <files...> [LIBRARIES <libs...>])
+# llmfs_gtest(TARGET [CHAPTER] PREFIX <prefix> LABEL <label> SOURCES <files...> [LIBRARIES <libs...>])
 #
 # One GoogleTest executable, the way every test executable of the project is built:
 # linked with gtest_main and the project's warning flags, LLMFS_SOURCE_DIR defined, tests/
@@ -8,20 +8,21 @@
 #
 # Its sources are compiled in unity batches (see LLMFS_UNITY_BUILD in the top CMakeLists.txt).
 #
-# In RelWithDebInfo (the default preset) test code gets line-table debug info only (-g1):
-# same code and numerics as -g (debug info never changes code generation), a third less
-# compile time; backtraces still name file and line. Debugging a test is what the asan
-# preset (Debug, full -g) is for.
+# CHAPTER marks a chapter's tests (linked with its chNN_lib): built only with
+# LLMFS_CHAPTER_TESTS (the default preset); the others are the library's tests, built only
+# with LLMFS_UNIT_TESTS (the asan preset). Otherwise the call does nothing.
 if(NOT TARGET llmfs_test_options)
   add_library(llmfs_test_options INTERFACE)
-  target_compile_options(llmfs_test_options INTERFACE $<$<CONFIG:RelWithDebInfo>:-g1>)
   target_link_libraries(llmfs_test_options INTERFACE GTest::gtest_main llmfs_options)
   target_compile_definitions(llmfs_test_options INTERFACE LLMFS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
   target_include_directories(llmfs_test_options INTERFACE ${PROJECT_SOURCE_DIR}/tests)
 endif()
 
 function(llmfs_gtest target)
-  cmake_parse_arguments(arg "" "PREFIX;LABEL" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(arg "CHAPTER" "PREFIX;LABEL" "SOURCES;LIBRARIES" ${ARGN})
+  if((arg_CHAPTER AND NOT LLMFS_CHAPTER_TESTS) OR (NOT arg_CHAPTER AND NOT LLMFS_UNIT_TESTS))
+    return()
+  endif()
   add_executable(${target} ${arg_SOURCES})
   target_link_libraries(${target} PRIVATE ${arg_LIBRARIES} llmfs_test_options)
   # Discovery runs each executable with --gtest_list_tests after linking; generous, so a

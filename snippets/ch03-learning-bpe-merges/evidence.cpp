@@ -2,13 +2,12 @@
 #include "evidence.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <span>
 #include <tuple>
 
 #include <llmfs/text/chunks.hpp>
+#include <llmfs/text/partition.hpp>
 
 namespace ch03 {
 
@@ -28,24 +27,6 @@ std::string show(const std::string& bytes) {
   return shown;
 }
 
-// region: read-documents
-// The documents of the corpus file: the lines after each heading `# ...`, up to the
-// next heading (chapter 2's corpus reader, when it lands, gives the same texts).
-std::vector<std::string_view> document_texts(std::string_view file) {
-  std::vector<std::string_view> documents;
-  std::size_t at = 0;  // the start of a heading line
-  while (at < file.size()) {
-    const std::size_t heading_end = file.find('\n', at);
-    if (heading_end == std::string_view::npos) break;
-    const std::size_t next = file.find("\n# ", heading_end);
-    const std::size_t end = next == std::string_view::npos ? file.size() : next + 1;
-    documents.push_back(file.substr(heading_end + 1, end - heading_end - 1));
-    at = end;
-  }
-  return documents;
-}
-// endregion: read-documents
-
 namespace {
 
 // The bytes of a chunk as token ids 0–255.
@@ -55,20 +36,6 @@ std::vector<TokenId> byte_ids(std::string_view chunk) {
     ids.push_back(static_cast<unsigned char>(byte));
   return ids;
 }
-
-// region: read-documents-checks
-// The corpus file's text; a file that cannot be read is a typed error naming it.
-[[nodiscard]] Step<std::string> read_text(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file)
-    return llmfs::reject(snippets::StepCode::failed, "read " + path, "cannot open");
-  std::string text((std::istreambuf_iterator<char>(file)),
-                   std::istreambuf_iterator<char>());
-  if (file.bad())
-    return llmfs::reject(snippets::StepCode::failed, "read " + path, "I/O error");
-  return text;
-}
-// endregion: read-documents-checks
 
 // region: train-both
 // One corpus through both trainers, and the bytes of what they learned.
@@ -138,8 +105,8 @@ MergeStep count_step(const std::vector<std::vector<TokenId>>& chunks) {
 // endregion: replay-steps
 
 // region: corpus-run
-// The chunk frequency table of the whole corpus, then both trainers on its first
-// kSliceDocuments documents.
+// The chunk frequency table of the training documents, then both trainers on the
+// first kSliceDocuments of them.
 [[nodiscard]] Step<CorpusRun> run_corpus(std::span<const std::string_view> documents) {
   CorpusRun c;
   c.documents = documents.size();
@@ -199,7 +166,8 @@ std::string vocab_outcome(std::size_t vocab_size) {
 
 // region: gather
 // The chapter in one pass: the fixture, the two rule cases, the refused sizes, an
-// empty corpus and the exercises (all a test needs); then the King James text.
+// empty corpus and the exercises (all a test needs); then the King James text's
+// training partition, read with chapter 2's corpus reader and manifest.
 Step<Evidence> gather_fixture() {
   Evidence e;
   e.fixture = LLMFS_TRY(run_fixture());
@@ -214,8 +182,14 @@ Step<Evidence> gather_fixture() {
 
 Step<Evidence> gather() {
   Evidence e = LLMFS_TRY(gather_fixture());
-  const std::string text = LLMFS_TRY(read_text(LLMFS_CORPUS_PATH));
-  e.corpus = LLMFS_TRY(run_corpus(document_texts(text)));
+  const auto loaded = LLMFS_TRY_AT(
+      "read corpus",
+      llmfs::text::read_partitioned_corpus(LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH));
+  std::vector<std::string_view> train;  // chapter 2's training partition only
+  for (std::size_t index : loaded.partitions.train)
+    train.push_back(loaded.corpus.documents[index].text);
+  e.corpus = LLMFS_TRY(run_corpus(train));
+  e.corpus.corpus_documents = loaded.corpus.documents.size();
   return e;
 }
 // endregion: gather

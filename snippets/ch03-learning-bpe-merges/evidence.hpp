@@ -53,15 +53,17 @@ struct FixtureRun {
   Training training;                ///< both trainers on kFixture
 };
 
-/// What the real corpus looks like to the trainer, and both trainers on its slice.
+/// What the training partition looks like to the trainer, and both trainers on its
+/// first documents.
 struct CorpusRun {
-  std::size_t documents = 0;         ///< documents in the corpus file
-  std::size_t bytes = 0;             ///< bytes of document text (headings excluded)
-  std::size_t chunks = 0;            ///< chunks of all documents
+  std::size_t corpus_documents = 0;  ///< documents in the corpus file
+  std::size_t documents = 0;         ///< documents of the training partition
+  std::size_t bytes = 0;             ///< their bytes of text (headings excluded)
+  std::size_t chunks = 0;            ///< chunks of all of them
   std::size_t distinct_chunks = 0;   ///< rows of the chunk frequency table
   std::string top_chunk;             ///< the most frequent chunk
   std::int64_t top_chunk_count = 0;  ///< how often it occurs
-  std::size_t slice_bytes = 0;       ///< bytes of the first kSliceDocuments documents
+  std::size_t slice_bytes = 0;       ///< bytes of the first kSliceDocuments of them
   Training slice;                    ///< both trainers on the slice, V = kSliceVocab
   std::size_t identical_merges = 0;  ///< ranks where naive and fast agree
 };
@@ -89,13 +91,10 @@ struct Evidence {
 /// Everything but the real corpus (`corpus` stays empty): what the chapter's tests
 /// read, fast enough under sanitizers.
 [[nodiscard]] Step<Evidence> gather_fixture();
-/// Runs the whole chapter once: gather_fixture(), then the King James text and its
-/// slice.
+/// Runs the whole chapter once: gather_fixture(), then the King James text's training
+/// partition (chapter 2) and its slice.
 [[nodiscard]] Step<Evidence> gather();
 
-/// The documents of a corpus file in the format of tools/extract-corpus.py: the text
-/// after each heading line `# ...` up to the next heading, as views into `file`.
-[[nodiscard]] std::vector<std::string_view> document_texts(std::string_view file);
 /// A token's bytes for printing: a space as `␣`, a newline as `\n`.
 [[nodiscard]] std::string show(const std::string& bytes);
 /// The report, one `key=value` line per fact.

@@ -91,13 +91,14 @@ void add_rule_lines(const Evidence& e, std::vector<std::string>& lines) {
 // endregion: report-rule-lines
 
 // region: report-measured-lines
-// Then the real corpus, the slice both trainers learned, and the exercise answers.
+// Then the training partition, the slice both trainers learned, the exercise answers.
 void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
   const CorpusRun& c = e.corpus;
-  lines.push_back(fmt::format(
-      "kjv_chunks=documents:{} bytes:{} chunks:{} distinct:{} most frequent:{} x{}",
-      c.documents, c.bytes, c.chunks, c.distinct_chunks, show(c.top_chunk),
-      c.top_chunk_count));
+  lines.push_back(
+      fmt::format("kjv_train=documents:{} of {} bytes:{} chunks:{} distinct:{} most "
+                  "frequent:{} x{}",
+                  c.documents, c.corpus_documents, c.bytes, c.chunks, c.distinct_chunks,
+                  show(c.top_chunk), c.top_chunk_count));
   lines.push_back(
       fmt::format("kjv_slice=documents:{} bytes:{} vocab_size:{} merges:{} stop:{}",
                   kSliceDocuments, c.slice_bytes, kSliceVocab,

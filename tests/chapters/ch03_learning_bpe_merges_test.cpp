@@ -142,15 +142,6 @@ TEST(Ch03Exercise, TheCourseVocabularyHas3838Merges) {
   EXPECT_EQ(ch03_evidence().exercises.course_merges, 4096u - 256u - 2u);
 }
 
-TEST(Ch03Corpus, DocumentsAreTheLinesAfterEachHeading) {
-  // The corpus format: `# Title` lines, each followed by its verse lines.
-  const std::string file = "# Genesis 1\n1 In the\n2 And\n# Genesis 2\n1 Thus\n";
-  EXPECT_EQ(ch03::document_texts(file),
-            (std::vector<std::string_view>{"1 In the\n2 And\n", "1 Thus\n"}));
-  EXPECT_EQ(ch03::document_texts("# Empty\n# Next\nx\n"),
-            (std::vector<std::string_view>{"", "x\n"}));
-}
-
 TEST(Ch03Report, ShowsSpacesAndNewlines) {
   EXPECT_EQ(ch03::show(" the\n"), "␣the\\n");
 }

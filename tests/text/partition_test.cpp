@@ -1,0 +1,270 @@
+// Chapter 2: partitions. The hash against FIPS 180-4's test vector and Python's
+// hashlib, the bucket boundaries by hand, every manifest error with its line, atomic
+// writing, and seeded random corpora against a per-title reference: disjoint, complete,
+// and unchanged when the documents are reordered.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <llmfs/text/partition.hpp>
+
+namespace {
+
+using llmfs::text::Corpus;
+using llmfs::text::PartitionError;
+using llmfs::text::PartitionErrorCode;
+using llmfs::text::Partitions;
+using llmfs::text::Split;
+
+// Three documents whose titles hash to buckets 21 (train), 92 (validation) and 98
+// (test); the buckets come from Python's hashlib (see the title_bucket test).
+Corpus ch02_three_documents() {
+  return Corpus{
+      {{"Greetings 1", "1 hi\n"}, {"Faces 1", "1 glad\n"}, {"Greetings 7", "1 bye\n"}}};
+}
+
+std::string ch02_partition_message(const PartitionError& error) {
+  return fmt::format("{}", error);
+}
+
+PartitionError ch02_manifest_error(std::string_view text) {
+  const auto parsed =
+      llmfs::text::parse_partitions(text, "m.tsv", ch02_three_documents());
+  EXPECT_FALSE(parsed.has_value());
+  return parsed ? PartitionError{} : parsed.error();
+}
+
+std::string ch02_hash_line() {
+  return "corpus_sha256\t" + llmfs::text::corpus_sha256(ch02_three_documents()) + "\n";
+}
+
+TEST(PartitionHash, Sha256MatchesTheFips180TestVectors) {
+  // FIPS 180-4 / NIST examples: SHA-256("abc") and SHA-256("").
+  EXPECT_EQ(llmfs::text::sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(llmfs::text::sha256_hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+TEST(PartitionRule, TitleBucketsMatchPythonHashlib) {
+  // hashlib.sha256(b"Faces 1").hexdigest()[:16] = b35cca2cd78b004c
+  //   = 12924427324590063692, mod 100 = 92;
+  // "Greetings 7": 841d717dc11a9f6a = 9519889972255694698 -> 98;
+  // "Greetings 2": 33a0985e10fe478d = 3720140821987477389 -> 89.
+  EXPECT_EQ(llmfs::text::title_bucket("Faces 1"), 92u);
+  EXPECT_EQ(llmfs::text::title_bucket("Greetings 7"), 98u);
+  EXPECT_EQ(llmfs::text::title_bucket("Greetings 2"), 89u);
+}
+
+TEST(PartitionRule, BucketBoundaries) {
+  EXPECT_EQ(llmfs::text::split_of_bucket(0), Split::train);
+  EXPECT_EQ(llmfs::text::split_of_bucket(89), Split::train);
+  EXPECT_EQ(llmfs::text::split_of_bucket(90), Split::validation);
+  EXPECT_EQ(llmfs::text::split_of_bucket(94), Split::validation);
+  EXPECT_EQ(llmfs::text::split_of_bucket(95), Split::test);
+  EXPECT_EQ(llmfs::text::split_of_bucket(99), Split::test);
+}
+
+TEST(PartitionRule, ThreeDocumentsOneInEachSplit) {
+  const Partitions p = llmfs::text::assign_partitions(ch02_three_documents());
+  EXPECT_EQ(p, (Partitions{{0}, {1}, {2}}));
+  const Corpus test = llmfs::text::documents_of(ch02_three_documents(), p, Split::test);
+  ASSERT_EQ(test.documents.size(), 1u);
+  EXPECT_EQ(test.documents[0].title, "Greetings 7");
+}
+
+TEST(PartitionManifest, FormatThenParseGivesThePartitionsBack) {
+  const Corpus corpus = ch02_three_documents();
+  const Partitions p = llmfs::text::assign_partitions(corpus);
+  const std::string text = llmfs::text::format_manifest(corpus, p);
+  EXPECT_NE(text.find(ch02_hash_line()), std::string::npos);
+  EXPECT_NE(text.find("Greetings 1\ttrain\nFaces 1\tvalidation\nGreetings 7\ttest\n"),
+            std::string::npos);
+  const auto back = llmfs::text::parse_partitions(text, "m.tsv", corpus);
+  ASSERT_TRUE(back.has_value()) << ch02_partition_message(back.error());
+  EXPECT_EQ(*back, p);
+}
+
+TEST(PartitionManifest, ListingOrderDoesNotMatter) {
+  const auto p = llmfs::text::parse_partitions(
+      "# comment\n" + ch02_hash_line() +
+          "rule\tby hand\nGreetings 7\ttrain\nFaces 1\ttrain\nGreetings 1\ttest\n",
+      "m.tsv", ch02_three_documents());
+  ASSERT_TRUE(p.has_value()) << ch02_partition_message(p.error());
+  EXPECT_EQ(*p, (Partitions{{1, 2}, {}, {0}}));
+}
+
+TEST(PartitionManifestErrors, MissingHash) {
+  const PartitionError e =
+      ch02_manifest_error("# only a comment\nGreetings 1\ttrain\n");
+  EXPECT_EQ(e.code, PartitionErrorCode::missing_hash);
+  EXPECT_EQ(ch02_partition_message(e),
+            "read partitions: no corpus_sha256 line (manifest m.tsv, line 2: the first "
+            "line must be corpus_sha256)");
+  EXPECT_EQ(ch02_partition_message(ch02_manifest_error("# nothing\n")),
+            "read partitions: no corpus_sha256 line (manifest m.tsv, line 1: end of "
+            "file)");
+}
+
+TEST(PartitionManifestErrors, AnotherCorpusHash) {
+  const std::string other(64, '0');
+  const PartitionError e = ch02_manifest_error("corpus_sha256\t" + other + "\n");
+  EXPECT_EQ(e.code, PartitionErrorCode::corpus_mismatch);
+  EXPECT_EQ(
+      ch02_partition_message(e),
+      fmt::format("read partitions: made for another corpus (manifest m.tsv, line "
+                  "1: manifest has {}, corpus has {})",
+                  other, llmfs::text::corpus_sha256(ch02_three_documents())));
+}
+
+TEST(PartitionManifestErrors, MalformedLine) {
+  const PartitionError e =
+      ch02_manifest_error(ch02_hash_line() + "Greetings 1 train\n");
+  EXPECT_EQ(ch02_partition_message(e),
+            "read partitions: malformed line (manifest m.tsv, line 2: expected two "
+            "fields separated by a tab)");
+}
+
+TEST(PartitionManifestErrors, UnknownSplit) {
+  const PartitionError e = ch02_manifest_error(ch02_hash_line() + "Faces 1\tdev\n");
+  EXPECT_EQ(ch02_partition_message(e),
+            "read partitions: unknown split (manifest m.tsv, line 2: \"dev\")");
+}
+
+TEST(PartitionManifestErrors, UnknownDocument) {
+  const PartitionError e = ch02_manifest_error(ch02_hash_line() + "Faces 2\ttest\n");
+  EXPECT_EQ(ch02_partition_message(e),
+            "read partitions: document not in the corpus (manifest m.tsv, line 2: "
+            "\"Faces 2\")");
+}
+
+TEST(PartitionManifestErrors, DuplicateEntryNamesBothLines) {
+  const PartitionError e = ch02_manifest_error(ch02_hash_line() +
+                                               "Faces 1\ttest\nGreetings 1\ttrain\n"
+                                               "Faces 1\ttrain\n");
+  EXPECT_EQ(e.code, PartitionErrorCode::duplicate_entry);
+  EXPECT_EQ(ch02_partition_message(e),
+            "read partitions: document listed twice (manifest m.tsv, line 4: \"Faces "
+            "1\" first listed on line 2)");
+}
+
+TEST(PartitionManifestErrors, MissingDocumentAfterTheLastLine) {
+  const PartitionError e =
+      ch02_manifest_error(ch02_hash_line() + "Faces 1\ttest\nGreetings 1\ttrain\n");
+  EXPECT_EQ(ch02_partition_message(e),
+            "read partitions: document not listed (manifest m.tsv, after line 3: "
+            "document 2 \"Greetings 7\")");
+}
+
+class PartitionFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           fmt::format("llmfs-ch02-partition-{}",
+                       ::testing::UnitTest::GetInstance()->random_seed());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(PartitionFiles, WriteThenReadLeavesNoTemporaryFile) {
+  const Corpus corpus = ch02_three_documents();
+  const Partitions p = llmfs::text::assign_partitions(corpus);
+  const auto path = dir_ / "partitions.tsv";
+  std::ofstream(path) << "old manifest\n";
+  ASSERT_TRUE(llmfs::text::write_manifest(path, corpus, p).has_value());
+  const auto back = llmfs::text::read_partitions(path, corpus);
+  ASSERT_TRUE(back.has_value()) << ch02_partition_message(back.error());
+  EXPECT_EQ(*back, p);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                          std::filesystem::directory_iterator()),
+            1);
+}
+
+TEST_F(PartitionFiles, AnUnwritablePlaceFailsAndWritesNothing) {
+  const auto path = dir_ / "no-such-folder" / "partitions.tsv";
+  const auto written = llmfs::text::write_manifest(path, ch02_three_documents(),
+                                                   Partitions{{0}, {1}, {2}});
+  ASSERT_FALSE(written.has_value());
+  EXPECT_EQ(written.error().code, PartitionErrorCode::unwritable);
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "no-such-folder"));
+}
+
+TEST_F(PartitionFiles, AMissingManifestIsUnreadable) {
+  const auto path = dir_ / "missing.tsv";
+  const auto p = llmfs::text::read_partitions(path, ch02_three_documents());
+  ASSERT_FALSE(p.has_value());
+  EXPECT_EQ(ch02_partition_message(p.error()),
+            fmt::format("read partitions: cannot read the manifest (manifest {})",
+                        path.string()));
+}
+
+TEST_F(PartitionFiles, ACorpusFailureIsWrappedAsTheCause) {
+  const auto corpus = dir_ / "corpus.txt";
+  std::ofstream(corpus, std::ios::binary) << "# A\n";
+  const auto both = llmfs::text::read_partitioned_corpus(corpus, dir_ / "m.tsv");
+  ASSERT_FALSE(both.has_value());
+  EXPECT_EQ(both.error().code, PartitionErrorCode::corpus);
+  EXPECT_EQ(ch02_partition_message(both.error()),
+            fmt::format("read partitions: the corpus failed: read corpus: empty "
+                        "document (file {}, byte 0, document 0 \"A\")",
+                        corpus.string()));
+}
+
+// The naive reference: each title's split from its bucket, looked up by title.
+std::map<std::string, Split> ch02_reference_splits(const Corpus& corpus) {
+  std::map<std::string, Split> splits;
+  for (const auto& document : corpus.documents) {
+    const std::uint64_t b = llmfs::text::title_bucket(document.title);
+    splits[document.title] = b < 90   ? Split::train
+                             : b < 95 ? Split::validation
+                                      : Split::test;
+  }
+  return splits;
+}
+
+TEST(PartitionProperty, RandomCorporaAreDisjointCompleteAndStableUnderReordering) {
+  // 200 seeded corpora of 1-40 documents with random titles, each also shuffled.
+  std::mt19937_64 rng(20261203);
+  for (int round = 0; round < 200; ++round) {
+    Corpus corpus;
+    const std::uint64_t documents = 1 + rng() % 40;
+    for (std::uint64_t d = 0; d < documents; ++d)
+      corpus.documents.push_back({fmt::format("T{} {}", rng() % 100000, d), "1 x\n"});
+    const Partitions p = llmfs::text::assign_partitions(corpus);
+    std::vector<int> times(documents, 0);
+    const auto reference = ch02_reference_splits(corpus);
+    for (Split split : llmfs::text::kSplits) {
+      const auto& list = llmfs::text::indices(p, split);
+      EXPECT_TRUE(std::is_sorted(list.begin(), list.end()));
+      for (std::size_t d : list) {
+        ++times.at(d);
+        EXPECT_EQ(reference.at(corpus.documents[d].title), split);
+      }
+    }
+    EXPECT_EQ(std::count(times.begin(), times.end(), 1),
+              static_cast<std::ptrdiff_t>(documents))
+        << "every document in exactly one split, round " << round;
+    Corpus shuffled = corpus;
+    std::shuffle(shuffled.documents.begin(), shuffled.documents.end(), rng);
+    const Partitions q = llmfs::text::assign_partitions(shuffled);
+    for (Split split : llmfs::text::kSplits)
+      for (std::size_t d : llmfs::text::indices(q, split))
+        EXPECT_EQ(reference.at(shuffled.documents[d].title), split);
+    const auto back = llmfs::text::parse_partitions(
+        llmfs::text::format_manifest(shuffled, q), "random.tsv", shuffled);
+    ASSERT_TRUE(back.has_value()) << ch02_partition_message(back.error());
+    EXPECT_EQ(*back, q);
+  }
+}
+
+}  // namespace
