@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 
 #include <llmfs/attention/self_attention.hpp>
 #include <llmfs/autograd/tape.hpp>
@@ -36,27 +35,25 @@ Step<HeadPass> run_head_on(const Tensor& query, const Tensor& key,
                                                tape.constant(value)));
   // The raw dot products, for the chapter's hand derivation: Q·Kᵀ without the scale
   const std::size_t rank = key.rank();
-  auto key_t = LLMFS_TRY_AT("Kᵀ", tensor::transpose(key, rank - 2, rank - 1));
-  auto dots = LLMFS_TRY_AT("Q·Kᵀ", tensor::matmul(query, key_t));
-  auto weights = LLMFS_TRY_AT("read weights", head.weights.value());
-  auto row_sums = LLMFS_TRY(snippets::row_sums(weights));
-  return HeadPass{query,
-                  key,
-                  value,
-                  std::move(dots),
-                  LLMFS_TRY_AT("read scores", head.scores.value()),
-                  std::move(weights),
-                  LLMFS_TRY_AT("read output", head.output.value()),
-                  std::move(row_sums)};
+  const auto key_t = LLMFS_TRY_AT("Kᵀ", tensor::transpose(key, rank - 2, rank - 1));
+  HeadPass pass{query,
+                key,
+                value,
+                LLMFS_TRY_AT("Q·Kᵀ", tensor::matmul(query, key_t)),
+                LLMFS_TRY_AT("read scores", head.scores.value()),
+                LLMFS_TRY_AT("read weights", head.weights.value()),
+                LLMFS_TRY_AT("read output", head.output.value()),
+                {}};
+  pass.row_sums = LLMFS_TRY(snippets::row_sums(pass.weights));
+  return pass;
 }
 // endregion: fixture-forward
 
 double max_softmax_derivative(std::span<const double> p) {
-  double largest = 0.0;
-  for (std::size_t i = 0; i < p.size(); ++i) {
+  double largest = 0.0;  // ∂p_i/∂s_j = p_i (δ_ij − p_j)
+  for (std::size_t i = 0; i < p.size(); ++i)
     for (std::size_t j = 0; j < p.size(); ++j)
       largest = std::max(largest, std::abs(p[i] * ((i == j ? 1.0 : 0.0) - p[j])));
-  }
   return largest;
 }
 
@@ -65,10 +62,8 @@ Step<Saturation> saturation(std::size_t d_k) {
   // One query of d_k ones; key 0 all ones, key 1 three quarters ones, key 2 half ones
   // (the rest −1), so the raw dot products are [d_k, d_k/2, 0]
   std::vector<double> keys(3 * d_k, 1.0);
-  for (std::size_t c = 3 * d_k / 4; c < d_k; ++c)
-    keys[d_k + c] = -1.0;
-  for (std::size_t c = d_k / 2; c < d_k; ++c)
-    keys[2 * d_k + c] = -1.0;
+  std::fill(keys.begin() + d_k + 3 * d_k / 4, keys.begin() + 2 * d_k, -1.0);
+  std::fill(keys.begin() + 2 * d_k + d_k / 2, keys.end(), -1.0);
   const auto key = LLMFS_TRY_AT("keys", Tensor::from(Shape{1, 3, d_k}, keys));
   // V = I: each output row is its weight row
   const auto value =
@@ -77,10 +72,9 @@ Step<Saturation> saturation(std::size_t d_k) {
   // The head always multiplies by 1/√d_k. Scaling the query by √d_k first cancels that,
   // so the softmax sees the raw dot products: the head without its scale.
   const double root = std::sqrt(static_cast<double>(d_k));
-  auto unscaled =
-      LLMFS_TRY(run_head_on(Tensor::full(Shape{1, 1, d_k}, root), key, value));
-  auto scaled = LLMFS_TRY(run_head_on(Tensor::full(Shape{1, 1, d_k}, 1.0), key, value));
-  return Saturation{std::move(unscaled), std::move(scaled)};
+  return Saturation{
+      LLMFS_TRY(run_head_on(Tensor::full(Shape{1, 1, d_k}, root), key, value)),
+      LLMFS_TRY(run_head_on(Tensor::full(Shape{1, 1, d_k}, 1.0), key, value))};
 }
 // endregion: saturation
 
@@ -131,19 +125,15 @@ Step<Evidence> gather_evidence() {
   static_cast<snippets::FixtureTensors&>(e) = LLMFS_TRY(snippets::fixture_tensors());
   const Tensor &input = e.input, &identity = e.identity;
   e.fixture = LLMFS_TRY(run_head(input, identity, identity, identity));
-
   // Gradients of Σ output ⊙ upstream, every input of the head a parameter
   const auto head = &at::scaled_dot_product_attention;
   e.gradients = LLMFS_TRY(snippets::head_gradients(head, e.head_inputs(), e.upstream));
   e.check = LLMFS_TRY(snippets::check_head_gradients(head, e));
   e.saturation = LLMFS_TRY(saturation(kSaturationWidth));
-
   // History: additive scores v·tanh(W q + U k_j), W = U = I and v = [1,1], for query 0
   const auto q = e.fixture.query.values(), k = e.fixture.key.values();
   for (std::size_t j = 0; j < kTokens; ++j)
-    e.additive.push_back(std::tanh(q[0] + k[j * kWidth]) +
-                         std::tanh(q[1] + k[j * kWidth + 1]));
-
+    e.additive.push_back(std::tanh(q[0] + k[2 * j]) + std::tanh(q[1] + k[2 * j + 1]));
   // A batch holding no sequences, and three calls each wrong in exactly one way
   const Tensor none = Tensor::zeros(Shape{0, kTokens, kWidth});
   e.empty_batch_output = LLMFS_TRY(run_head_on(none, none, none)).output.shape();
@@ -152,7 +142,6 @@ Step<Evidence> gather_evidence() {
   e.error_token_count =
       snippets::refusal(head, input, input, Tensor::zeros(Shape{1, 2, 2}));
   e.error_rank = snippets::refusal(head, Tensor::zeros(Shape{2}), input, input);
-
   e.exercises = LLMFS_TRY(exercise_answers(input, identity, e.fixture));
   return e;
 }

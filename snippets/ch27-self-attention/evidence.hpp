@@ -66,10 +66,10 @@ struct Evidence : snippets::FixtureTensors {
 [[nodiscard]] Step<HeadPass> run_head_on(const Tensor& query, const Tensor& key,
                                          const Tensor& value);
 /// The largest |p_i (δ_ij − p_j)| of the softmax Jacobian of one probability row.
-double max_softmax_derivative(std::span<const double> probabilities);
+[[nodiscard]] double max_softmax_derivative(std::span<const double> probabilities);
 
 [[nodiscard]] Step<Evidence> gather_evidence();
-std::string render_report(const Evidence& evidence);
-std::string render_trace(const Evidence& evidence);
+[[nodiscard]] std::string render_report(const Evidence& evidence);
+[[nodiscard]] std::string render_trace(const Evidence& evidence);
 
 }  // namespace ch27

@@ -1,15 +1,14 @@
 // Chapter 27
 #pragma once
 /// \file
-/// \brief What Chapters 27 and 28 share: the fixture as tensors, refusals as text, row
-/// sums, the gradients of `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` for a head,
-/// and the common report lines and trace records.
+/// \brief What Chapters 27 and 28 share: the fixture as tensors, refusals, row sums,
+/// the gradients of `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream`, and the report
+/// lines both print about them.
 
 #include <cmath>
 #include <expected>
 #include <span>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -19,7 +18,6 @@
 #include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/report/format.hpp>
-#include <llmfs/report/record.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
@@ -48,16 +46,10 @@ struct FixtureTensors {
 /// Builds FixtureTensors from fixture.hpp's constants.
 [[nodiscard]] inline Step<FixtureTensors> fixture_tensors() {
   using namespace ch27;
-  return FixtureTensors{
-      LLMFS_TRY(tensor_from(Shape{kBatch, kTokens, kWidth}, kInput)),
-      LLMFS_TRY(tensor_from(Shape{kWidth, kWidth}, kIdentity)),
-      LLMFS_TRY(tensor_from(Shape{kBatch, kTokens, kWidth}, kUpstream))};
-}
-
-/// The formatted error of a call that should have been refused, or `accepted`.
-template <class Result>
-[[nodiscard]] std::string error_text(const Result& result) {
-  return result ? std::string("accepted") : fmt::format("{}", result.error());
+  const Shape rows{kBatch, kTokens, kWidth};
+  return FixtureTensors{LLMFS_TRY(tensor_from(rows, kInput)),
+                        LLMFS_TRY(tensor_from(Shape{kWidth, kWidth}, kIdentity)),
+                        LLMFS_TRY(tensor_from(rows, kUpstream))};
 }
 
 /// error_text of `head` called on constants Q, K, V.
@@ -77,8 +69,7 @@ template <class Head>
 
 /// `loss = Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` on inputs {X, W_Q, W_K, W_V}.
 template <class Head>
-[[nodiscard]] llmfs::autograd::LossBuilder projected_head_loss(Head head,
-                                                               Tensor upstream) {
+[[nodiscard]] llmfs::autograd::LossBuilder head_loss(Head head, Tensor upstream) {
   namespace ag = llmfs::autograd;
   return [head, upstream](ag::Tape& tape, std::span<const ag::TensorValue> in)
              -> std::expected<ag::TensorValue, ag::AutogradError> {
@@ -86,14 +77,10 @@ template <class Head>
     auto k = LLMFS_TRY(ag::matmul(in[0], in[2]));
     auto v = LLMFS_TRY(ag::matmul(in[0], in[3]));
     auto attended = head(q, k, v);
-    if (!attended) {  // the loss builder speaks AutogradError: keep the head's text
-      return std::unexpected(ag::AutogradError{ag::AutogradErrorCode::invalid_argument,
-                                               "attention head",
-                                               fmt::format("{}", attended.error()),
-                                               {}});
-    }
-    auto weighted = LLMFS_TRY(ag::multiply(attended->output, tape.constant(upstream)));
-    return ag::sum(weighted);
+    if (!attended)  // the loss speaks AutogradError: keep the head's text
+      return llmfs::reject(ag::AutogradErrorCode::invalid_argument, "attention head",
+                           error_text(attended));
+    return ag::sum(LLMFS_TRY(ag::multiply(attended->output, tape.constant(upstream))));
   };
 }
 
@@ -103,33 +90,25 @@ struct HeadGradients {
   std::vector<Tensor> gradients;  ///< ∂loss/∂X, ∂W_Q, ∂W_K, ∂W_V
 };
 
-/// Runs projected_head_loss(head, upstream) on `inputs` and reads every gradient.
+/// head_loss(head, upstream) at `inputs`, and its gradients (autograd::tape_gradients).
 template <class Head>
 [[nodiscard]] Step<HeadGradients> head_gradients(Head head,
                                                  const std::vector<Tensor>& inputs,
                                                  const Tensor& upstream) {
   namespace ag = llmfs::autograd;
-  ag::Tape tape;
-  std::vector<ag::TensorValue> leaves;
-  for (const auto& input : inputs)
-    leaves.push_back(tape.parameter(input));
-  const auto loss =
-      LLMFS_TRY_AT("loss", projected_head_loss(head, upstream)(tape, leaves));
-  LLMFS_TRY_AT("backward", ag::backward(loss, Tensor::scalar(1.0)));
-  HeadGradients result{LLMFS_TRY_AT("read loss", loss.value()).values()[0], {}};
-  for (const auto& leaf : leaves)
-    result.gradients.push_back(LLMFS_TRY_AT("read gradient", leaf.gradient()));
-  return result;
+  const ag::LossBuilder loss = head_loss(head, upstream);
+  return HeadGradients{
+      LLMFS_TRY_AT("loss", ag::evaluate_loss(loss, inputs)).values()[0],
+      LLMFS_TRY_AT("gradients", ag::tape_gradients(loss, inputs))};
 }
 
-/// Central differences on projected_head_loss(head, upstream) at the fixture's inputs
-/// (Chapter 13's checker through the tape): step kGradStep, absolute tolerance only.
+/// Central differences on head_loss at the fixture (Chapter 13's checker through the
+/// tape): step kGradStep, absolute tolerance only.
 template <class Head>
 [[nodiscard]] Step<llmfs::autograd::GradientCheckReport> check_head_gradients(
-    Head head, const FixtureTensors& fixture) {
+    Head head, const FixtureTensors& f) {
   return LLMFS_TRY_AT("gradcheck", llmfs::autograd::check_tape_gradients(
-                                       projected_head_loss(head, fixture.upstream),
-                                       fixture.head_inputs(),
+                                       head_loss(head, f.upstream), f.head_inputs(),
                                        {.step = ch27::kGradStep,
                                         .absolute_tolerance = ch27::kGradTolerance,
                                         .relative_tolerance = 0.0}));
@@ -162,30 +141,6 @@ template <class Head>
       in.at(0).coordinates, in.at(1).coordinates, in.at(2).coordinates,
       in.at(3).coordinates, check.coordinates(), ch27::kGradStep, ch27::kGradTolerance,
       check.passed());
-}
-
-/// Row `index` of a tensor whose rows are `width` values long.
-[[nodiscard]] inline std::span<const double> row(const Tensor& t, std::size_t index,
-                                                 std::size_t width) {
-  return t.values().subspan(index * width, width);
-}
-
-/// Adds `key=value` for each key and value pair (Record::field prints the value).
-inline void add_fields(llmfs::report::Record&) {}
-template <class Value, class... Rest>
-void add_fields(llmfs::report::Record& line, std::string_view key, const Value& value,
-                const Rest&... rest) {
-  line.field(key, value);
-  add_fields(line, rest...);
-}
-
-/// One trace line: `record("MIX", "query", 0, "row_sum", 1.0)` gives
-/// `MIX|query=0|row_sum=1.000000` and a newline.
-template <class... KeyValues>
-[[nodiscard]] std::string record(std::string_view kind, const KeyValues&... fields) {
-  llmfs::report::Record line(kind);
-  add_fields(line, fields...);
-  return line.str() + '\n';
 }
 
 }  // namespace snippets

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -15,8 +16,8 @@ namespace ch27 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
-using snippets::record;
-using snippets::row;
+using llmfs::report::record;
+using llmfs::report::row;
 
 std::string render_report(const Evidence& e) {
   const HeadPass& f = e.fixture;
@@ -82,38 +83,40 @@ std::string render_report(const Evidence& e) {
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const HeadPass& f = e.fixture;
-  std::string out = record("CONFIG", "batch", kBatch, "tokens", kTokens, "d_model",
-                           kWidth, "d_k", kWidth, "d_v", kWidth, "scale",
-                           1.0 / std::sqrt(2.0), "projections", "identity");
+  std::vector<std::string> out{record(
+      "CONFIG", "batch", kBatch, "tokens", kTokens, "d_model", kWidth, "d_k", kWidth,
+      "d_v", kWidth, "scale", 1.0 / std::sqrt(2.0), "projections", "identity")};
   // The projected rows, stage by stage
-  const std::pair<const char*, const Tensor*> stages[] = {
-      {"query", &f.query}, {"key", &f.key}, {"value", &f.value}};
-  for (const auto& [name, tensor] : stages) {
+  for (const auto& [name, tensor] :
+       {std::pair{"query", &f.query}, {"key", &f.key}, {"value", &f.value}}) {
     for (std::size_t t = 0; t < kTokens; ++t)
-      out +=
-          record("ROW", "stage", name, "token", t, "values", row(*tensor, t, kWidth));
+      out.push_back(
+          record("ROW", "stage", name, "token", t, "values", row(*tensor, t, kWidth)));
   }
   // Every query/key pair: raw dot product, scaled score, weight
   for (std::size_t i = 0; i < kTokens; ++i) {
     for (std::size_t j = 0, at = i * kTokens; j < kTokens; ++j, ++at)
-      out += record("CELL", "query", i, "key", j, "dot", f.dots.values()[at], "score",
-                    f.scores.values()[at], "weight", f.weights.values()[at]);
+      out.push_back(record("CELL", "query", i, "key", j, "dot", f.dots.values()[at],
+                           "score", f.scores.values()[at], "weight",
+                           f.weights.values()[at]));
   }
   // Each query's weight row, its sum, and the value mixture it produces
   for (std::size_t i = 0; i < kTokens; ++i)
-    out += record("MIX", "query", i, "weights", row(f.weights, i, kTokens), "row_sum",
-                  f.row_sums.values()[i], "output", row(f.output, i, kWidth));
+    out.push_back(record("MIX", "query", i, "weights", row(f.weights, i, kTokens),
+                         "row_sum", f.row_sums.values()[i], "output",
+                         row(f.output, i, kWidth)));
   // The same keys without and with the 1/√d_k scale
   const Saturation& s = e.saturation;
   for (const auto& [scale, pass] :
        {std::pair{"none", &s.unscaled}, std::pair{"1/sqrt(d_k)", &s.scaled}}) {
-    out += record("SATURATION", "scale", scale, "d_k", pass->key.shape()[2], "scores",
-                  pass->scores.values(), "weights", pass->weights.values(),
-                  "max_derivative", max_softmax_derivative(pass->weights.values()));
+    out.push_back(record("SATURATION", "scale", scale, "d_k", pass->key.shape()[2],
+                         "scores", pass->scores.values(), "weights",
+                         pass->weights.values(), "max_derivative",
+                         max_softmax_derivative(pass->weights.values())));
   }
-  return out + record("ADDITIVE", "query", 0, "additive",
-                      std::span<const double>(e.additive), "dot",
-                      f.scores.values().first(kTokens));
+  out.push_back(record("ADDITIVE", "query", 0, "additive", e.additive, "dot",
+                       f.scores.values().first(kTokens)));
+  return snippets::join_lines(out);
 }
 // endregion: trace-records
 

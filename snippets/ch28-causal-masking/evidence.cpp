@@ -9,6 +9,7 @@
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/report/format.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
@@ -29,15 +30,15 @@ Step<CausalPass> run_causal(const Tensor& input, const Tensor& query_weight,
   const auto head = LLMFS_TRY_AT(
       "causal head", at::causal_self_attention(tape.constant(query), tape.constant(key),
                                                tape.constant(value)));
-  auto weights = LLMFS_TRY_AT("read weights", head.weights.value());
-  auto row_sums = LLMFS_TRY(snippets::row_sums(weights));
-  return CausalPass{value,
-                    LLMFS_TRY_AT("mask", at::causal_mask(input.shape()[1])),
-                    LLMFS_TRY_AT("read scores", head.scores.value()),
-                    LLMFS_TRY_AT("read masked scores", head.masked_scores.value()),
-                    std::move(weights),
-                    LLMFS_TRY_AT("read output", head.output.value()),
-                    std::move(row_sums)};
+  CausalPass pass{value,
+                  LLMFS_TRY_AT("mask", at::causal_mask(input.shape()[1])),
+                  LLMFS_TRY_AT("read scores", head.scores.value()),
+                  LLMFS_TRY_AT("read masked scores", head.masked_scores.value()),
+                  LLMFS_TRY_AT("read weights", head.weights.value()),
+                  LLMFS_TRY_AT("read output", head.output.value()),
+                  {}};
+  pass.row_sums = LLMFS_TRY(snippets::row_sums(pass.weights));
+  return pass;
 }
 
 // region: prefix-invariance
@@ -48,15 +49,10 @@ Tensor with_last_token_replaced(const Tensor& input) {
   return changed;
 }
 
-Tensor row_of(const Tensor& tensor, std::size_t row) {
-  const std::size_t width = tensor.shape()[tensor.rank() - 1];
-  Tensor out = Tensor::zeros(Shape{width});
-  std::ranges::copy(snippets::row(tensor, row, width), out.mutable_values().begin());
-  return out;
-}
-
 bool same_row(const Tensor& before, const Tensor& after, std::size_t row) {
-  return tensor::bitwise_equal(row_of(before, row), row_of(after, row));
+  const std::size_t width = before.shape()[before.rank() - 1];
+  return tensor::bitwise_equal(llmfs::report::row(before, row, width),
+                               llmfs::report::row(after, row, width));
 }
 // endregion: prefix-invariance
 

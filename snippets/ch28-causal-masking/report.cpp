@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include <llmfs/report/format.hpp>
+#include <llmfs/report/record.hpp>
 
 #include "evidence.hpp"
 
@@ -17,8 +18,8 @@ namespace ch28 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
-using snippets::record;
-using snippets::row;
+using llmfs::report::record;
+using llmfs::report::row;
 
 namespace {
 
@@ -111,35 +112,38 @@ std::string render_report(const Evidence& e) {
 // region: trace-records
 std::string render_trace(const Evidence& e) {
   const CausalPass& f = e.fixture;
-  std::string out = record("CONFIG", "batch", kBatch, "tokens", kTokens, "d_k", kWidth,
-                           "scale", 1.0 / std::sqrt(2.0), "mask", "additive causal");
+  std::vector<std::string> out{record("CONFIG", "batch", kBatch, "tokens", kTokens,
+                                      "d_k", kWidth, "scale", 1.0 / std::sqrt(2.0),
+                                      "mask", "additive causal")};
   // Every query/key pair: visibility, score, mask entry, masked score, weight
   for (std::size_t i = 0; i < kTokens; ++i) {
     for (std::size_t j = 0, at = i * kTokens; j < kTokens; ++j, ++at)
-      out += record("CELL", "query", i, "key", j, "visibility",
-                    j <= i ? "allowed" : "blocked", "diagonal", i == j, "score",
-                    f.scores.values()[at], "mask", f.mask.values()[at], "masked_score",
-                    f.masked_scores.values()[at], "weight", f.weights.values()[at]);
+      out.push_back(record("CELL", "query", i, "key", j, "visibility",
+                           j <= i ? "allowed" : "blocked", "diagonal", i == j, "score",
+                           f.scores.values()[at], "mask", f.mask.values()[at],
+                           "masked_score", f.masked_scores.values()[at], "weight",
+                           f.weights.values()[at]));
   }
   // Each row's sum and value mixture
   for (std::size_t i = 0; i < kTokens; ++i)
-    out += record("MIX", "query", i, "allowed_keys", i + 1, "row_sum",
-                  f.row_sums.values()[i], "output", row(f.output, i, kWidth));
+    out.push_back(record("MIX", "query", i, "allowed_keys", i + 1, "row_sum",
+                         f.row_sums.values()[i], "output", row(f.output, i, kWidth)));
   // The prefix check: the last token replaced, every output row compared bit for bit
   for (std::size_t i = 0; i < kTokens; ++i) {
     const bool same = same_row(f.output, e.changed.output, i);
-    out += record("PREFIX", "token", i, "before", row(f.output, i, kWidth), "after",
-                  row(e.changed.output, i, kWidth), "status",
-                  same ? "bitwise-unchanged" : "changed", "replaced", kTokens - 1,
-                  "replacement", std::span<const double>(kReplacement));
+    out.push_back(record("PREFIX", "token", i, "before", row(f.output, i, kWidth),
+                         "after", row(e.changed.output, i, kWidth), "status",
+                         same ? "bitwise-unchanged" : "changed", "replaced",
+                         kTokens - 1, "replacement", kReplacement));
   }
   // A finite mask leaks: exercise 5
   const Exercises& x = e.exercises;
   const bool holds = same_row(x.finite_before, x.finite_after, 0);
-  return out + record("LEAK", "mask", kFiniteMask, "future_weight", x.future_weight,
-                      "row0_before", row(x.finite_before, 0, kWidth), "row0_after",
-                      row(x.finite_after, 0, kWidth), "prefix",
-                      holds ? "holds" : "broken");
+  out.push_back(record("LEAK", "mask", kFiniteMask, "future_weight", x.future_weight,
+                       "row0_before", row(x.finite_before, 0, kWidth), "row0_after",
+                       row(x.finite_after, 0, kWidth), "prefix",
+                       holds ? "holds" : "broken"));
+  return snippets::join_lines(out);
 }
 // endregion: trace-records
 

@@ -16,6 +16,7 @@ namespace ch29 {
 namespace ag = llmfs::autograd;
 using llmfs::attention::RotaryEmbedding;
 using llmfs::tensor::Tensor;
+using snippets::error_text;
 
 namespace {
 
@@ -65,12 +66,6 @@ namespace {
                      *contrast.value()};
 }
 // endregion: value-policy
-
-// The library's message for a failed result, or "accepted".
-template <class Result>
-[[nodiscard]] std::string error_text(const Result& result) {
-  return result ? std::string("accepted") : fmt::format("{}", result.error());
-}
 
 std::vector<double> to_vector(std::span<const double> values) {
   return {values.begin(), values.end()};

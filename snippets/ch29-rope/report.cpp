@@ -16,8 +16,11 @@ namespace ch29 {
 using llmfs::report::format_number;
 using llmfs::report::format_tensor;
 using llmfs::report::format_values;
+using llmfs::report::record;
 using llmfs::report::Record;
-constexpr std::size_t pairs = Fixture::width / 2, tokens = Fixture::tokens;
+using llmfs::report::row;
+using F = Fixture;
+constexpr std::size_t pairs = F::width / 2, tokens = F::tokens;
 
 namespace {
 
@@ -26,17 +29,11 @@ double angle(const Evidence& e, std::size_t offset, std::size_t t, std::size_t i
   return static_cast<double>(offset + t) * e.rope.frequencies()[i];
 }
 
-// Row r of `x` read as rows of n values.
-std::span<const double> row(const llmfs::tensor::Tensor& x, std::size_t r,
-                            std::size_t n) {
-  return x.values().subspan(r * n, n);
-}
-
 // The length of every row of a [1, T, d] tensor: [T].
 std::vector<double> row_norms(const llmfs::tensor::Tensor& rows) {
   std::vector<double> norms;
   for (std::size_t t = 0; t < tokens; ++t) {
-    const auto x = row(rows, t, Fixture::width);
+    const auto x = row(rows, t, F::width);
     norms.push_back(std::sqrt(std::inner_product(x.begin(), x.end(), x.begin(), 0.0)));
   }
   return norms;
@@ -59,9 +56,8 @@ std::string render_report(const Evidence& e) {
       fmt::format(
           "config=width:{} pairs:{} base:{} capacity:{} tokens:{} offsets:[{},{}] "
           "scale:{}",
-          Fixture::width, pairs, format_number(Fixture::base), Fixture::capacity,
-          tokens, Fixture::offsets[0], Fixture::offsets[1],
-          format_number(1.0 / std::sqrt(double(Fixture::width)))),
+          F::width, pairs, format_number(F::base), F::capacity, tokens, F::offsets[0],
+          F::offsets[1], format_number(1.0 / std::sqrt(double(F::width)))),
       "theta=" + format_values(e.rope.frequencies()),
       "cos=" + format_tensor(e.rope.cos_table()),
       "sin=" + format_tensor(e.rope.sin_table()),
@@ -110,63 +106,42 @@ std::string render_report(const Evidence& e) {
 
 std::string render_trace(const Evidence& e) {
   const auto theta = e.rope.frequencies();
-  const std::string offsets =
-      fmt::format("[{},{}]", Fixture::offsets[0], Fixture::offsets[1]);
-  std::vector<std::string> lines{
-      Record("CONFIG")
-          .field("width", Fixture::width)
-          .field("pairs", pairs)
-          .field("base", Fixture::base)
-          .field("capacity", Fixture::capacity)
-          .field("tokens", tokens)
-          .field("offsets", std::string_view(offsets))
-          .field("content", std::span<const double>(Fixture::content))
-          .field("scale", 1.0 / std::sqrt(double(Fixture::width)))
-          .str()};
+  std::vector<std::string> lines{record(
+      "CONFIG", "width", F::width, "pairs", pairs, "base", F::base, "capacity",
+      F::capacity, "tokens", tokens, "offsets",
+      fmt::format("[{},{}]", F::offsets[0], F::offsets[1]), "content",
+      std::span<const double>(F::content), "scale", 1.0 / std::sqrt(double(F::width)))};
   for (std::size_t i = 0; i < pairs; ++i)
-    lines.push_back(Record("RATE")
-                        .field("pair", i)
-                        .field("coordinates", std::string_view(fmt::format(
-                                                  "[{},{}]", 2 * i, 2 * i + 1)))
-                        .field("theta", theta[i])
-                        .field("period", 2.0 * std::numbers::pi / theta[i])
-                        .str());
-
+    lines.push_back(record("RATE", "pair", i, "coordinates",
+                           fmt::format("[{},{}]", 2 * i, 2 * i + 1), "theta", theta[i],
+                           "period", 2.0 * std::numbers::pi / theta[i]));
   // One TURN per offset, token and pair: the pair before and after its rotation
   const llmfs::tensor::Tensor input = fixture_content_rows();
   for (const OffsetRun& run : e.runs) {
-    for (std::size_t t = 0; t < tokens; ++t) {
-      const std::size_t position = run.offset + t;
+    for (std::size_t t = 0, position = run.offset; t < tokens; ++t, ++position) {
       for (std::size_t i = 0; i < pairs; ++i) {
-        const auto before = row(input, t * pairs + i, 2);
-        const auto after = row(run.relative.rotated_query, t * pairs + i, 2);
-        lines.push_back(Record("TURN")
-                            .field("offset", run.offset)
-                            .field("token", t)
-                            .field("position", position)
-                            .field("pair", i)
-                            .field("angle", angle(e, run.offset, t, i))
-                            .field("cos", row(e.rope.cos_table(), position, pairs)[i])
-                            .field("sin", row(e.rope.sin_table(), position, pairs)[i])
-                            .field("before", before)
-                            .field("after", after)
-                            .field("length_before", std::hypot(before[0], before[1]))
-                            .field("length_after", std::hypot(after[0], after[1]))
-                            .str());
+        const auto before = row(input, t * pairs + i, 2),
+                   after = row(run.relative.rotated_query, t * pairs + i, 2);
+        lines.push_back(record("TURN", "offset", run.offset, "token", t, "position",
+                               position, "pair", i, "angle", angle(e, run.offset, t, i),
+                               "cos", row(e.rope.cos_table(), position, pairs)[i],
+                               "sin", row(e.rope.sin_table(), position, pairs)[i],
+                               "before", before, "after", after, "length_before",
+                               std::hypot(before[0], before[1]), "length_after",
+                               std::hypot(after[0], after[1])));
       }
     }
   }
-
   // One SCORE per query and key, then the weights and outputs, each offset side by side
   for (std::size_t p = 0; p < tokens; ++p) {
     for (std::size_t s = 0; s < tokens; ++s) {
-      Record score("SCORE");
-      score.field("query", p).field("key", s);
-      score.field("gap", std::ptrdiff_t(p) - std::ptrdiff_t(s))
-          .field("visible", s <= p);
-      lines.push_back(per_offset(score, e, [&](const OffsetRun& run) {
-                        return row(run.relative.scores, p, tokens)[s];
-                      }).str());
+      const auto gap = std::ptrdiff_t(p) - std::ptrdiff_t(s);
+      lines.push_back(
+          per_offset(Record("SCORE").fields("query", p, "key", s, "gap", gap, "visible",
+                                            s <= p),
+                     e,
+                     [&](auto& run) { return row(run.relative.scores, p, tokens)[s]; })
+              .str());
     }
   }
   for (std::size_t p = 0; p < tokens; ++p)
@@ -176,11 +151,10 @@ std::string render_trace(const Evidence& e) {
   const OffsetRun& last = e.runs.back();
   for (std::size_t t = 0; t < tokens; ++t)
     lines.push_back(
-        per_offset(
-            Record("OUTPUT").field("token", t), e,
-            [&](auto& run) { return row(run.attention.output, t, Fixture::width); })
+        per_offset(Record("OUTPUT").field("token", t), e,
+                   [&](auto& run) { return row(run.attention.output, t, F::width); })
             .field(fmt::format("values_rotated_offset_{}", last.offset),
-                   row(last.attention.output_if_values_rotated, t, Fixture::width))
+                   row(last.attention.output_if_values_rotated, t, F::width))
             .str());
   return snippets::join_lines(lines);
 }

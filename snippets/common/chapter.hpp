@@ -91,4 +91,10 @@ namespace snippets {
   return text;
 }
 
+/// The formatted error of a call the chapter expects to be refused, or `accepted`.
+template <class Result>
+[[nodiscard]] std::string error_text(const Result& result) {
+  return result ? std::string("accepted") : fmt::format("{}", result.error());
+}
+
 }  // namespace snippets

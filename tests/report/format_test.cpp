@@ -1,4 +1,5 @@
 #include <limits>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -70,6 +71,32 @@ TEST(Record, BuildsKindAndFieldsInOrder) {
 
 TEST(Record, KindAloneHasNoFields) {
   EXPECT_EQ(Record("END").str(), "END");
+  EXPECT_EQ(llmfs::report::record("END"), "END");
+}
+
+TEST(Record, FieldsAndRecordTakeKeyValuePairsInOrder) {
+  const std::vector<double> row{1.0, -0.5};
+  const std::string expected =
+      "MIX|query=0|weights=[1.000000,-0.500000]|row_sum=1.000000|visible=false|"
+      "scale=none";
+  EXPECT_EQ(Record("MIX")
+                .fields("query", 0, "weights", row, "row_sum", 1.0, "visible", false,
+                        "scale", "none")
+                .str(),
+            expected);
+  EXPECT_EQ(llmfs::report::record("MIX", "query", 0, "weights", row, "row_sum", 1.0,
+                                  "visible", false, "scale", "none"),
+            expected);
+}
+
+TEST(Row, OneRowOfConsecutiveRows) {
+  const auto t = Tensor::from(Shape{1, 3, 2}, {1, 2, 3, 4, 5, 6}).value();
+  const auto middle = llmfs::report::row(t, 1, 2);
+  EXPECT_EQ(std::vector<double>(middle.begin(), middle.end()),
+            (std::vector<double>{3, 4}));
+  EXPECT_EQ(llmfs::report::row(t, 0, 3).size(), 3u);
+  EXPECT_TRUE(llmfs::report::row(t, 3, 2).empty());  // past the last row
+  EXPECT_TRUE(llmfs::report::row(t, 0, 0).empty());
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include <cmath>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -115,6 +117,17 @@ TEST(Tensor, BitwiseEqualSeparatesNegativeZero) {
   EXPECT_FALSE(bitwise_equal(a, b));
   EXPECT_TRUE(bitwise_equal(a, a));
   EXPECT_FALSE(bitwise_equal(a, Tensor::from(Shape{1, 1}, {0.0}).value()));
+}
+
+TEST(Tensor, BitwiseEqualOnValuesComparesLengthAndBitsOnly) {
+  const std::vector<double> row{1.0, 0.0}, negative{1.0, -0.0}, longer{1.0, 0.0, 2.0};
+  EXPECT_TRUE(llmfs::tensor::bitwise_equal(std::span<const double>(row),
+                                           std::span<const double>(row)));
+  EXPECT_FALSE(llmfs::tensor::bitwise_equal(std::span<const double>(row), negative));
+  EXPECT_FALSE(llmfs::tensor::bitwise_equal(std::span<const double>(row), longer));
+  const auto t = Tensor::from(Shape{2, 2}, {1.0, 0.0, 1.0, 0.0}).value();
+  EXPECT_TRUE(llmfs::tensor::bitwise_equal(t.values().first(2),
+                                           t.values().last(2)));  // shape ignored
 }
 
 }  // namespace

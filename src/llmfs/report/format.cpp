@@ -23,4 +23,11 @@ std::string format_tensor(const tensor::Tensor& tensor) {
   return fmt::format("{}", tensor);
 }
 
+std::span<const double> row(const tensor::Tensor& value, std::size_t index,
+                            std::size_t width) {
+  const auto values = value.values();
+  if (width == 0 || index >= values.size() / width) return {};
+  return values.subspan(index * width, width);
+}
+
 }  // namespace llmfs::report

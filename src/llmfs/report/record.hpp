@@ -44,6 +44,14 @@ class Record {
   Record& field(std::string_view key, B value) {
     return field(key, std::string_view(value ? "true" : "false"));
   }
+  /// Adds each `key, value` pair in order, each value as field() prints it:
+  /// `fields("query", 0, "row_sum", 1.0)` adds `|query=0|row_sum=1.000000`.
+  template <class Value, class... Rest>
+  Record& fields(std::string_view key, const Value& value, const Rest&... rest) {
+    field(key, value);
+    if constexpr (sizeof...(rest) > 0) fields(rest...);
+    return *this;
+  }
 
   /// The finished line, without a trailing newline.
   [[nodiscard]] const std::string& str() const noexcept { return line_; }
@@ -51,5 +59,16 @@ class Record {
  private:
   std::string line_;
 };
+
+/// A whole record from its kind and `key, value` pairs (Record::fields):
+/// `record("MIX", "query", 0, "row_sum", 1.0)` gives `MIX|query=0|row_sum=1.000000`,
+/// without a trailing newline.
+template <class... KeyValues>
+[[nodiscard]] std::string record(std::string_view kind,
+                                 const KeyValues&... key_values) {
+  Record line(kind);
+  if constexpr (sizeof...(key_values) > 0) line.fields(key_values...);
+  return line.str();
+}
 
 }  // namespace llmfs::report

@@ -81,11 +81,13 @@ std::size_t max_element_count() noexcept {
 }
 
 bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept {
-  if (a.shape() != b.shape()) return false;
-  const auto av = a.values();
-  const auto bv = b.values();
-  for (std::size_t i = 0; i < av.size(); ++i) {
-    if (std::bit_cast<std::uint64_t>(av[i]) != std::bit_cast<std::uint64_t>(bv[i]))
+  return a.shape() == b.shape() && bitwise_equal(a.values(), b.values());
+}
+
+bool bitwise_equal(std::span<const double> a, std::span<const double> b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::bit_cast<std::uint64_t>(a[i]) != std::bit_cast<std::uint64_t>(b[i]))
       return false;
   }
   return true;

@@ -85,6 +85,11 @@ class Tensor {
 /// notion of equal.
 [[nodiscard]] bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept;
 
+/// True when both lists have the same length and every element has the same bit
+/// pattern: bitwise_equal on values alone, e.g. one row of two tensors.
+[[nodiscard]] bool bitwise_equal(std::span<const double> a,
+                                 std::span<const double> b) noexcept;
+
 }  // namespace llmfs::tensor
 
 /// Formats a Tensor as `shape:[a,b] values:[v0,v1,...]`, six decimals, negative zero as
