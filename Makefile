@@ -14,7 +14,7 @@
 #                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
 #   make sanitize    only the asan preset and its tests (the library's unit tests)
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
-#                    chapter 3's BPE trainer), printing ratios
+#                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -86,6 +86,7 @@ sanitize:
 bench: build
 	@tools/run-bench.sh $(BUILD)
 	@tools/run-bpe-bench.sh $(BUILD)
+	@tools/run-tokenizer-bench.sh $(BUILD)
 
 strict:
 	@$(MAKE) --no-print-directory build PRESET=strict
