@@ -13,7 +13,8 @@
 #   make demo CH=30  build and run one chapter's demo, printing only its report
 #                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
 #   make sanitize    only the asan preset and its tests (the library's unit tests)
-#   make bench       the benchmark beside its PyTorch reference, printing ratios
+#   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
+#                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -84,6 +85,8 @@ sanitize:
 
 bench: build
 	@tools/run-bench.sh $(BUILD)
+	@tools/run-bpe-bench.sh $(BUILD)
+	@tools/run-tokenizer-bench.sh $(BUILD)
 
 strict:
 	@$(MAKE) --no-print-directory build PRESET=strict

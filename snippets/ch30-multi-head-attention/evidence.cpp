@@ -10,7 +10,7 @@
 #include <span>
 
 #include <llmfs/autograd/ops.hpp>
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 
 namespace ch30 {
 
@@ -128,7 +128,7 @@ Step<FixtureRun> run_fixture(const Tensor& input, std::size_t offset,
 Step<decltype(Evidence::errors)> gather_errors() {
   // Configuration, checked before a single number is drawn.
   Tape tape;
-  llmfs::nn::SplitMix64 rng(30);
+  llmfs::SplitMix64 rng(30);
   auto create = [&](std::size_t width, std::size_t heads) {
     return MultiHeadAttention::create(tape, kParameterPrefix, width, heads,
                                       kMaxPositions, kRopeBase, rng);

@@ -3,7 +3,7 @@
 
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/autograd/ops.hpp>
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 
 #include "evidence.hpp"
 
@@ -20,7 +20,7 @@ std::vector<HeadChoice> classify_width_six() {
   std::vector<HeadChoice> choices;
   for (std::size_t heads : {1, 2, 3, 4, 6}) {
     Tape tape;
-    llmfs::nn::SplitMix64 rng(6);
+    llmfs::SplitMix64 rng(6);
     auto layer = MultiHeadAttention::create(tape, kParameterPrefix, 6, heads,
                                             kMaxPositions, kRopeBase, rng);
     HeadChoice choice{.heads = heads,
@@ -41,7 +41,7 @@ std::vector<HeadChoice> classify_width_six() {
 [[nodiscard]] Step<std::vector<std::pair<std::string, Shape>>> trace_shapes() {
   constexpr std::size_t batch = 2, tokens = 5, width = 12, heads = 3;
   Tape tape;
-  llmfs::nn::SplitMix64 rng(2);
+  llmfs::SplitMix64 rng(2);
   auto layer = LLMFS_TRY_AT("create the exercise-2 layer",
                             MultiHeadAttention::create(tape, kParameterPrefix, width,
                                                        heads, tokens, kRopeBase, rng));
@@ -110,7 +110,7 @@ Step<Exercises> answer_exercises(const Evidence& evidence) {
 
   // Exercise 8: a real layer at d_model = 128 (four heads of width 32).
   Tape tape;
-  llmfs::nn::SplitMix64 rng(128);
+  llmfs::SplitMix64 rng(128);
   auto wide = LLMFS_TRY_AT("create the d_model=128 layer",
                            MultiHeadAttention::create(tape, kParameterPrefix, 128, 4,
                                                       kMaxPositions, kRopeBase, rng));

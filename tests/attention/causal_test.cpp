@@ -84,7 +84,7 @@ TEST(CausalAttention, ThreeTokenHeadMatchesHandDerivation) {
 }
 
 TEST(CausalAttention, FutureWeightsAreExactlyZeroAndMaskedScoresMinusInfinity) {
-  llmfs::nn::SplitMix64 rng(17);
+  llmfs::SplitMix64 rng(17);
   Tape tape;
   auto q = tape.constant(*llmfs::nn::uniform_fan_in(Shape{2, 3, 4, 6}, 1, rng));
   auto k = tape.constant(*llmfs::nn::uniform_fan_in(Shape{2, 3, 4, 6}, 1, rng));
@@ -117,7 +117,7 @@ TEST(CausalAttention, FutureWeightsAreExactlyZeroAndMaskedScoresMinusInfinity) {
 }
 
 TEST(CausalAttention, EarlierRowsIgnoreALaterTokenBitwise) {
-  llmfs::nn::SplitMix64 rng(23);
+  llmfs::SplitMix64 rng(23);
   Tensor x = *llmfs::nn::uniform_fan_in(Shape{1, 4, 3}, 1, rng);
   Tensor changed = x;
   for (std::size_t c = 0; c < 3; ++c)

@@ -19,6 +19,7 @@
 
 namespace {
 
+using llmfs::SplitMix64;
 using llmfs::attention::HeadLayoutError;
 using llmfs::attention::HeadLayoutErrorCode;
 using llmfs::attention::merge_heads;
@@ -28,7 +29,6 @@ using llmfs::attention::MultiHeadErrorCode;
 using llmfs::attention::MultiHeadStage;
 using llmfs::attention::split_heads;
 using llmfs::autograd::Tape;
-using llmfs::nn::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using llmfs::testing::make;

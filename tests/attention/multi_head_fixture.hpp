@@ -24,6 +24,7 @@
 
 namespace llmfs::testing::multi_head {
 
+using llmfs::SplitMix64;
 using llmfs::attention::HeadLayoutErrorCode;
 using llmfs::attention::merge_heads;
 using llmfs::attention::MultiHeadAttention;
@@ -38,7 +39,6 @@ using llmfs::autograd::AutogradErrorCode;
 using llmfs::autograd::Tape;
 using llmfs::autograd::TensorValue;
 using llmfs::nn::NamedParameter;
-using llmfs::nn::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using llmfs::testing::gradient_of;

@@ -79,7 +79,7 @@ TEST(Rope, UndoesACounterRotatedInput) {
 }
 
 TEST(Rope, OffsetShiftsEveryRowsPositionBitwise) {
-  llmfs::nn::SplitMix64 rng(1);
+  llmfs::SplitMix64 rng(1);
   const auto r = rope(6, 8, 50.0);
   const Tensor x = *llmfs::nn::uniform_fan_in(Shape{2, 3, 6}, 1, rng);
   auto whole = r.rotate(x, 4);
@@ -98,7 +98,7 @@ TEST(Rope, OffsetShiftsEveryRowsPositionBitwise) {
 }
 
 TEST(Rope, ScoreDependsOnlyOnTheGapBetweenPositions) {
-  llmfs::nn::SplitMix64 rng(2);
+  llmfs::SplitMix64 rng(2);
   const auto r = rope(8, 16, 10000.0);
   const Tensor q = *llmfs::nn::uniform_fan_in(Shape{1, 8}, 1, rng);
   const Tensor k = *llmfs::nn::uniform_fan_in(Shape{1, 8}, 1, rng);
@@ -115,7 +115,7 @@ TEST(Rope, ScoreDependsOnlyOnTheGapBetweenPositions) {
 }
 
 TEST(Rope, PreservesTheNormOfEveryPair) {
-  llmfs::nn::SplitMix64 rng(3);
+  llmfs::SplitMix64 rng(3);
   const auto r = rope(4, 10, 100.0);
   const Tensor x = *llmfs::nn::uniform_fan_in(Shape{5, 4}, 1, rng);
   auto turned = r.rotate(x, 5);
@@ -143,7 +143,7 @@ TEST(Rope, BackwardTurnsTheGradientTheOtherWay) {
 }
 
 TEST(Rope, GradientsPassCentralDifferences) {
-  llmfs::nn::SplitMix64 rng(4);
+  llmfs::SplitMix64 rng(4);
   const auto r = rope(6, 8, 10.0);
   std::vector<Tensor> inputs{*llmfs::nn::uniform_fan_in(Shape{2, 3, 6}, 1, rng)};
   const Tensor upstream = *llmfs::nn::uniform_fan_in(Shape{2, 3, 6}, 1, rng);

@@ -49,7 +49,7 @@ TEST(SelfAttention, TwoTokenHeadMatchesHandDerivation) {
 }
 
 TEST(SelfAttention, RowsOfTheWeightsSumToOneAndFutureKeysAreVisible) {
-  llmfs::nn::SplitMix64 rng(4);
+  llmfs::SplitMix64 rng(4);
   Tape tape;
   auto q = tape.constant(*llmfs::nn::uniform_fan_in(Shape{2, 5, 3}, 1, rng));
   auto k = tape.constant(*llmfs::nn::uniform_fan_in(Shape{2, 5, 3}, 1, rng));

@@ -28,7 +28,7 @@ template <class Head>
 void expect_head_gradients_pass(Head head, std::uint64_t seed,
                                 const tensor::Shape& qk_shape,
                                 const tensor::Shape& v_shape, std::size_t coordinates) {
-  nn::SplitMix64 rng(seed);
+  SplitMix64 rng(seed);
   std::vector<tensor::Tensor> inputs{*nn::uniform_fan_in(qk_shape, 1, rng),
                                      *nn::uniform_fan_in(qk_shape, 1, rng),
                                      *nn::uniform_fan_in(v_shape, 1, rng)};

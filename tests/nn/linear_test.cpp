@@ -7,21 +7,21 @@
 
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/nn/init.hpp>
 #include <llmfs/nn/linear.hpp>
 #include <llmfs/nn/parameters.hpp>
-#include <llmfs/nn/splitmix64.hpp>
 
 #include "support/tensors.hpp"
 
 namespace {
 
+using llmfs::SplitMix64;
 using llmfs::autograd::Tape;
 using llmfs::nn::Linear;
 using llmfs::nn::NamedParameter;
 using llmfs::nn::NamedParameters;
 using llmfs::nn::NnErrorCode;
-using llmfs::nn::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 

@@ -12,12 +12,12 @@
 
 namespace {
 
+using llmfs::SplitMix64;
 using llmfs::autograd::Tape;
 using llmfs::nn::NamedParameter;
 using llmfs::nn::NnErrorCode;
 using llmfs::nn::QkvLayout;
 using llmfs::nn::QkvProjections;
-using llmfs::nn::SplitMix64;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 

@@ -234,12 +234,12 @@ check_configuration(std::size_t model_width, std::size_t heads,
 // region: multi-head-create
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-    std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng) {
+    std::size_t heads, PositionEncoding positions, SplitMix64& rng) {
   // Check the whole configuration, and build the RoPE tables, before the rng moves
   auto rope = LLMFS_TRY(check_configuration(model_width, heads, positions));
 
   // Draw W_Q, W_K, W_V, then W_O, on a trial copy of the generator
-  nn::SplitMix64 trial = rng;
+  SplitMix64 trial = rng;
   auto qkv = LLMFS_TRY_AT(
       MultiHeadStage::qkv_projection,
       nn::QkvProjections::create(tape, prefix, model_width, model_width, trial));
@@ -308,8 +308,7 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_proje
 
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-    std::size_t heads, std::size_t max_positions, double rope_base,
-    nn::SplitMix64& rng) {
+    std::size_t heads, std::size_t max_positions, double rope_base, SplitMix64& rng) {
   return create(tape, prefix, model_width, heads,
                 RotaryPositions{max_positions, rope_base}, rng);
 }

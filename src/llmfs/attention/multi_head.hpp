@@ -20,11 +20,11 @@
 #include <llmfs/autograd/error.hpp>
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/core/error.hpp>
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/nn/error.hpp>
 #include <llmfs/nn/linear.hpp>
 #include <llmfs/nn/parameters.hpp>
 #include <llmfs/nn/qkv.hpp>
-#include <llmfs/nn/splitmix64.hpp>
 
 namespace llmfs::attention {
 
@@ -189,7 +189,7 @@ class MultiHeadAttention {
   ///         a released tape).
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
       autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-      std::size_t heads, PositionEncoding positions, nn::SplitMix64& rng);
+      std::size_t heads, PositionEncoding positions, SplitMix64& rng);
 
   /// A layer from four exact matrices (fixtures, checkpoints). d_model is the query
   /// weight's row count. \return MultiHeadErrorCode::stage_failed for matrices
@@ -216,8 +216,7 @@ class MultiHeadAttention {
   /// rope_base}`. Same as the PositionEncoding overload with RotaryPositions.
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
       autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-      std::size_t heads, std::size_t max_positions, double rope_base,
-      nn::SplitMix64& rng);
+      std::size_t heads, std::size_t max_positions, double rope_base, SplitMix64& rng);
 
   /// A layer from four exact `[d_model, d_model]` matrices with rotary positions.
   /// Same as the PositionEncoding overload with RotaryPositions.

@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <expected>
 
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/nn/error.hpp>
-#include <llmfs/nn/splitmix64.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::nn {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/nn/error.hpp>
 #include <llmfs/nn/parameters.hpp>
-#include <llmfs/nn/splitmix64.hpp>
 
 namespace llmfs::nn {
 

@@ -11,10 +11,10 @@
 #include <string_view>
 
 #include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/nn/error.hpp>
 #include <llmfs/nn/linear.hpp>
 #include <llmfs/nn/parameters.hpp>
-#include <llmfs/nn/splitmix64.hpp>
 
 namespace llmfs::nn {
 

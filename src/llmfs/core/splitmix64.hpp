@@ -1,13 +1,15 @@
-// Chapter 17
+// Chapter 6
 #pragma once
 /// \file
-/// \brief SplitMix64: the small deterministic generator behind every initialization
-/// (Chapter 17).
+/// \brief SplitMix64: the small deterministic generator behind every random choice in
+/// the course, from sampling the bigram baseline (Chapter 6) to parameter
+/// initialization (Chapter 17).
 
 #include <cstdint>
 
-namespace llmfs::nn {
+namespace llmfs {
 
+// region: splitmix64
 /// Steele, Lea and Flood's SplitMix64 generator (2014), as in Vigna's reference
 /// `splitmix64.c`.
 ///
@@ -46,5 +48,6 @@ class SplitMix64 {
  private:
   std::uint64_t state_;
 };
+// endregion: splitmix64
 
-}  // namespace llmfs::nn
+}  // namespace llmfs

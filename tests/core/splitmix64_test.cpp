@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <llmfs/nn/splitmix64.hpp>
+#include <llmfs/core/splitmix64.hpp>
 
 namespace {
 
-using llmfs::nn::SplitMix64;
+using llmfs::SplitMix64;
 
 // Seed 0: the first outputs of Vigna's reference splitmix64.c (x = 0), as published in
 // many test vectors (e.g. the Xoshiro seeding examples).
