@@ -28,33 +28,19 @@ scalar has `shape=[]`; token lists are stored as values too, with their lengths.
 """
 
 import math
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from text_common import SplitMix64  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "reference" / "data" / "text" / "ch07_bigram.txt"
 SEED = 20261207
-MASK = (1 << 64) - 1
 ALPHAS = [1.0, 0.1, 0.01, 0.001]  # the pseudo-counts chapter 7 compares on the corpus
-
-
-class SplitMix64:
-    """SplitMix64 (Steele, Lea and Flood 2014), as in Vigna's splitmix64.c."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return self.next() % n
 
 
 def counts(documents, v, bos, eos):

@@ -43,13 +43,16 @@ space, as hex bytes; K is the number of merges this trainer learns before its fi
 
 import re
 import subprocess
+import os
 import sys
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from text_common import SplitMix64  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch03_bpe.txt"
 SEED = 20261203
 RANDOM_CASES = 40
-MASK = (1 << 64) - 1
 
 # The chapter's fixture (snippets/ch03-learning-bpe-merges/fixture.hpp) and rule cases.
 FIXTURE = [b"the cat sat on the mat\n", b"the hat\n"]
@@ -61,21 +64,6 @@ RULE_CASES = [
     ("empty", [], 4096),
     ("fixture_one_merge", FIXTURE, 259),
 ]
-class SplitMix64:
-    """SplitMix64 (Steele, Lea and Flood 2014)."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return self.next() % n
 
 
 def chunks_of(document):

@@ -26,8 +26,12 @@ needs no Python. Format: `#` comments, then `key=value` lines:
 
 import hashlib
 import re
+import os
 import sys
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from text_common import write_or_check  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch02_partitions.txt"
 SPLITS = ("train", "validation", "test")
@@ -91,15 +95,8 @@ def main(argv):
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
     text = reference(Path(argv[0]))
-    if "--check" in argv[1:]:
-        if DATA.read_text(encoding="utf-8") != text:
-            print("%s is stale: run %s %s" % (DATA, __file__, argv[0]), file=sys.stderr)
-            return 1
-        print("ch02 partition reference is current")
-        return 0
-    DATA.write_text(text, encoding="utf-8")
-    print("wrote %s" % DATA)
-    return 0
+    return write_or_check(DATA, text, "--check" in argv[1:],
+                          "/usr/bin/python3 %s %s" % (__file__, argv[0]))
 
 
 if __name__ == "__main__":

@@ -24,13 +24,16 @@ Format: `#` comments, then the table and the cases:
     CASE|bytes=6C6F77|ids=257
 """
 
+import os
 import sys
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from text_common import SplitMix64  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch04_tokenizer.txt"
 SEED = 20261204
 RANDOM_CASES = 200
-MASK = (1 << 64) - 1
 
 # The chapter's hand table (low, lower, lowest) and four more merges: a run of one byte
 # (a a, then aa aa) and the two bytes of é joined, then h + é.
@@ -43,23 +46,6 @@ FIXTURES = [b"", b"\x00", b"low", b" lower", b" lowest", b" newer", b"low lower 
 
 ALPHABET = [b"l", b"o", b"w", b"e", b"r", b"s", b"t", b"n", b"a", b"h", b" ", b"\n",
             "\u00e9".encode(), b"\xc3", b"\x00"]
-
-
-class SplitMix64:
-    """SplitMix64 (Steele, Lea and Flood 2014): a tiny generator with a fixed output."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return self.next() % n
 
 
 def token_strings():

@@ -21,31 +21,17 @@ each, no separator); `start` and `end` are Python's UnicodeDecodeError fields: t
 malformed sequence begins at byte `start`, and bytes start..end-1 are its maximal prefix.
 """
 
+import os
 import sys
 from pathlib import Path
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from text_common import SplitMix64  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch01_utf8.txt"
 SEED = 20261201
 ENCODE_CASES = 400
 DECODE_CASES = 1200
-MASK = (1 << 64) - 1
-
-
-class SplitMix64:
-    """SplitMix64 (Steele, Lea and Flood 2014): a tiny generator with a fixed output."""
-
-    def __init__(self, seed):
-        self.state = seed & MASK
-
-    def next(self):
-        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
-        z = self.state
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
-        return z ^ (z >> 31)
-
-    def below(self, n):
-        return self.next() % n
 
 
 # Code point ranges by encoded length, with their boundaries drawn more often.

@@ -27,10 +27,14 @@ Format: `#` comments, then one line per corpus, split and configuration:
 
 import hashlib
 import re
+import os
 import sys
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from text_common import write_or_check  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch05_windows.txt"
@@ -137,15 +141,8 @@ def main(argv):
     if not argv or argv[0].startswith("-"):
         raise SystemExit(__doc__)
     text = reference(Path(argv[0]))
-    if "--check" in argv[1:]:
-        if DATA.read_text(encoding="utf-8") != text:
-            print("%s is stale: run %s %s" % (DATA, __file__, argv[0]), file=sys.stderr)
-            return 1
-        print("ch05 window reference is current")
-        return 0
-    DATA.write_text(text, encoding="utf-8")
-    print("wrote %s" % DATA)
-    return 0
+    return write_or_check(DATA, text, "--check" in argv[1:],
+                          "/usr/bin/python3 %s %s" % (__file__, argv[0]))
 
 
 if __name__ == "__main__":
