@@ -45,13 +45,13 @@ PartitionError ch02_manifest_error(std::string_view text) {
 // The rule's bucket and partitions; the rule cannot fail on any input (only libcrypto
 // itself can), so a failure here fails the test.
 std::uint64_t ch02_bucket(std::string_view title) {
-  const auto bucket = ch02_bucket(title);
+  const auto bucket = llmfs::text::title_bucket(title);
   EXPECT_TRUE(bucket.has_value()) << ch02_partition_message(bucket.error());
   return bucket.value_or(llmfs::text::kBuckets);
 }
 
 Partitions ch02_assign(const Corpus& corpus) {
-  const auto partitions = ch02_assign(corpus);
+  const auto partitions = llmfs::text::assign_partitions(corpus);
   EXPECT_TRUE(partitions.has_value()) << ch02_partition_message(partitions.error());
   return partitions.value_or(Partitions{});
 }
