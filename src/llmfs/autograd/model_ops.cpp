@@ -80,14 +80,18 @@ std::expected<void, AutogradError> check_logits(const Tensor& z, const TokenGrid
 // endregion: model-ops-checks
 
 // region: stable-pieces
-// The row's log Σ_k exp(x_k): m + log Σ_k exp(x_k − m) with m the row maximum, so
-// every exponent is ≤ 0 and the largest term is exactly 1 (no overflow, no log 0).
-double log_sum_exp(std::span<const double> row) {
-  const double m = *std::ranges::max_element(row);
-  double total = 0.0;
+// A row shifted by its maximum m: Σ_k exp(x_k − m). Every exponent is ≤ 0 and the
+// largest term is exactly 1, so the total lies in [1, n]: no overflow, no log 0.
+struct ShiftedRow {
+  double max = 0.0;    // m
+  double total = 0.0;  // Σ_k exp(x_k − m)
+};
+
+ShiftedRow shifted(std::span<const double> row) {
+  ShiftedRow r{*std::ranges::max_element(row), 0.0};
   for (const double x : row)
-    total += std::exp(x - m);
-  return m + std::log(total);
+    r.total += std::exp(x - r.max);
+  return r;
 }
 
 // The logistic sigmoid, evaluated so that exp never sees a positive argument.
@@ -168,14 +172,14 @@ std::expected<TensorValue, AutogradError> log_softmax_last_axis(const TensorValu
                                    {in->shape()}, "needs a last axis"));
   LLMFS_TRY(check_finite("log_softmax", *in));
   const std::size_t width = in->shape()[in->rank() - 1];
-  // Forward, row by row: y_j = x_j − logsumexp(x).
+  // Forward, row by row: y_j = (x_j − m) − log Σ_k exp(x_k − m).
   Tensor out = Tensor::zeros(in->shape());
   auto y = out.mutable_values();
   const auto xv = in->values();
   for (std::size_t start = 0; width > 0 && start < xv.size(); start += width) {
-    const double lse = log_sum_exp(xv.subspan(start, width));
+    const ShiftedRow r = shifted(xv.subspan(start, width));
     for (std::size_t j = 0; j < width; ++j)
-      y[start + j] = xv[start + j] - lse;
+      y[start + j] = (xv[start + j] - r.max) - std::log(r.total);
   }
   return record_op("log_softmax", std::move(out), {x},
                    [width](BackwardContext& ctx) -> std::expected<void, AutogradError> {
@@ -206,13 +210,16 @@ std::expected<TensorValue, AutogradError> cross_entropy(const TensorValue& logit
   const std::size_t vocab = z->shape()[2];
   LLMFS_TRY(check_grid("cross_entropy", targets, vocab, z->shape()));
   LLMFS_TRY(check_finite("cross_entropy", *z));
-  // Forward: L = (1/N) Σ_p (logsumexp(z_p) − z_p[t_p]), never forming a probability.
+  // Forward: L = (1/N) Σ_p (log Σ_k exp(z_pk − m_p) − (z_p[t_p] − m_p)), never
+  // forming a probability: a tiny p_t would round to 0 and its log to −∞.
   const std::size_t n = targets.ids.size();
   const auto zv = z->values();
   double total = 0.0;
   for (std::size_t p = 0; p < n; ++p) {
     const auto row = zv.subspan(p * vocab, vocab);
-    total += log_sum_exp(row) - row[static_cast<std::size_t>(targets.ids[p])];
+    const ShiftedRow r = shifted(row);
+    total +=
+        std::log(r.total) - (row[static_cast<std::size_t>(targets.ids[p])] - r.max);
   }
   return record_op(
       "cross_entropy", Tensor::scalar(total / static_cast<double>(n)), {logits},
@@ -224,9 +231,9 @@ std::expected<TensorValue, AutogradError> cross_entropy(const TensorValue& logit
         Tensor gz = Tensor::zeros(ctx.parent_value(0).shape());
         auto gv = gz.mutable_values();
         for (std::size_t p = 0; p < t.size(); ++p) {
-          const double lse = log_sum_exp(zs.subspan(p * vocab, vocab));
+          const ShiftedRow r = shifted(zs.subspan(p * vocab, vocab));
           for (std::size_t j = 0; j < vocab; ++j)
-            gv[p * vocab + j] = scale * std::exp(zs[p * vocab + j] - lse);
+            gv[p * vocab + j] = scale * std::exp(zs[p * vocab + j] - r.max) / r.total;
           gv[p * vocab + static_cast<std::size_t>(t[p])] -= scale;
         }
         return ctx.accumulate(0, gz);
