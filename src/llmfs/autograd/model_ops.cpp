@@ -27,8 +27,8 @@ AutogradError refused(std::string_view op, TensorErrorCode code,
 }
 
 // The live forward value behind a handle, or released_input naming the op.
-std::expected<const Tensor*, AutogradError> view_of(std::string_view op,
-                                                    const TensorValue& value) {
+[[nodiscard]] std::expected<const Tensor*, AutogradError> view_of(
+    std::string_view op, const TensorValue& value) {
   auto view = value.value_view();
   if (!view) {
     AutogradError error = view.error();
@@ -39,9 +39,10 @@ std::expected<const Tensor*, AutogradError> view_of(std::string_view op,
 }
 
 // The grid holds B·T ids, each in [0, vocab).
-std::expected<void, AutogradError> check_grid(std::string_view op,
-                                              const TokenGrid& grid, std::size_t vocab,
-                                              const Shape& shape) {
+[[nodiscard]] std::expected<void, AutogradError> check_grid(std::string_view op,
+                                                            const TokenGrid& grid,
+                                                            std::size_t vocab,
+                                                            const Shape& shape) {
   if (grid.ids.size() != grid.batch * grid.time)
     return std::unexpected(
         refused(op, TensorErrorCode::size_mismatch, {shape},
@@ -57,8 +58,12 @@ std::expected<void, AutogradError> check_grid(std::string_view op,
   return {};
 }
 
+// endregion: model-ops-checks
+
+// region: logit-checks
 // Every logit is finite: log-softmax and cross-entropy refuse NaN and ±∞.
-std::expected<void, AutogradError> check_finite(std::string_view op, const Tensor& x) {
+[[nodiscard]] std::expected<void, AutogradError> check_finite(std::string_view op,
+                                                              const Tensor& x) {
   const auto v = x.values();
   const auto bad = std::ranges::find_if(v, [](double z) { return !std::isfinite(z); });
   if (bad != v.end())
@@ -69,7 +74,8 @@ std::expected<void, AutogradError> check_finite(std::string_view op, const Tenso
 }
 
 // cross_entropy's logits are [B, T, V] with B and T those of the targets, B·T > 0.
-std::expected<void, AutogradError> check_logits(const Tensor& z, const TokenGrid& t) {
+[[nodiscard]] std::expected<void, AutogradError> check_logits(const Tensor& z,
+                                                              const TokenGrid& t) {
   const Shape& s = z.shape();
   if (s.rank() != 3 || s[0] != t.batch || s[1] != t.time || t.batch * t.time == 0)
     return std::unexpected(refused(
@@ -77,7 +83,7 @@ std::expected<void, AutogradError> check_logits(const Tensor& z, const TokenGrid
         fmt::format("logits must be [B={}, T={}, V] with B·T > 0", t.batch, t.time)));
   return {};
 }
-// endregion: model-ops-checks
+// endregion: logit-checks
 
 // region: stable-pieces
 // A row shifted by its maximum m: Σ_k exp(x_k − m). Every exponent is ≤ 0 and the

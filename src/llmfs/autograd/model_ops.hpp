@@ -54,7 +54,9 @@ struct TokenGrid {
 /// TensorErrorCode::non_finite_input (a NaN or infinite logit).
 [[nodiscard]] std::expected<TensorValue, AutogradError> log_softmax_last_axis(
     const TensorValue& x);
+// endregion: model-ops-api
 
+// region: loss-api
 /// Cross-entropy of `logits [B, T, V]` against integer `targets [B, T]`, averaged over
 /// the B·T positions, as one fused, numerically stable op: `L = (1/N) Σ_p
 /// (logsumexp(z_p) − z_p[t_p])`, rank 0. Backward: `gz_p += (g/N)·(softmax(z_p) −
@@ -72,6 +74,6 @@ struct TokenGrid {
 /// \return AutogradErrorCode::released_input, or AutogradErrorCode::tensor wrapping
 ///         TensorErrorCode::size_mismatch for an empty tensor (no mean).
 [[nodiscard]] std::expected<TensorValue, AutogradError> mean(const TensorValue& x);
-// endregion: model-ops-api
+// endregion: loss-api
 
 }  // namespace llmfs::autograd
