@@ -1,6 +1,6 @@
 // Chapter 16's claims: the fixture's values derived by hand in
 // chapters/16-model-autodiff-ops.md, every op against PyTorch float64
-// (tests/reference/data/ch16_model_ops.txt, make_model_ops_reference.py), the
+// (tests/reference/data/autograd/ch16_model_ops.txt, make_model_ops_reference.py), the
 // refusals, and the exercises' hand answers.
 
 #include <cmath>
@@ -109,8 +109,8 @@ TEST(Exercises, AnswersMatchTheHandDerivations) {
 // The reference file: one map of fields per CASE line.
 std::vector<std::map<std::string, std::string>> ch16_reference() {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/ch16_model_ops.txt");
-  EXPECT_TRUE(file) << "tests/reference/data/ch16_model_ops.txt is missing";
+  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/autograd/ch16_model_ops.txt");
+  EXPECT_TRUE(file) << "tests/reference/data/autograd/ch16_model_ops.txt is missing";
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream parts(line);

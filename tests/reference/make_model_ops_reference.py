@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 16's model-op reference: tests/reference/data/ch16_model_ops.txt.
+"""Write (or check) Chapter 16's model-op reference: tests/reference/data/autograd/ch16_model_ops.txt.
 
     /usr/bin/python3 tests/reference/make_model_ops_reference.py          # rewrite
     /usr/bin/python3 tests/reference/make_model_ops_reference.py --check  # exit 1 if stale
@@ -30,7 +30,7 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from text_common import SplitMix64, write_or_check  # noqa: E402
 
-DATA = Path(__file__).resolve().parent / "data" / "ch16_model_ops.txt"
+DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch16_model_ops.txt"
 
 
 def uniform(rng, count, low=-2.0, high=2.0):
