@@ -1,5 +1,5 @@
 // Chapter 10: the library against NumPy float64 on a larger random case, read from
-// tests/reference/data/ch10_broadcast.txt (make_broadcast_reference.py; the inputs are
+// tests/reference/data/tensor/ch10_broadcast.txt (make_broadcast_reference.py; the inputs are
 // stored beside the outputs). Elementwise results agree to the bit (one IEEE operation
 // each); sums may differ by a few ulps, because NumPy adds pairwise and the library in
 // index order, so they are compared to 1e-14 relative to the sum of magnitudes.
@@ -19,7 +19,7 @@ using llmfs::tensor::Tensor;
 
 const llmfs::testing::ReferenceData& ch10_reference() {
   static const auto data = llmfs::testing::load_reference(
-      LLMFS_SOURCE_DIR "/tests/reference/data/ch10_broadcast.txt");
+      LLMFS_SOURCE_DIR "/tests/reference/data/tensor/ch10_broadcast.txt");
   return data;
 }
 

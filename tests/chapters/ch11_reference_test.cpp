@@ -1,6 +1,6 @@
 // Chapter 11: the library's matmul against NumPy float64 np.matmul on three random
 // cases (a plain product, broadcast batch axes, a linear layer), read from
-// tests/reference/data/ch11_matmul.txt (make_matmul_reference.py; inputs stored beside
+// tests/reference/data/tensor/ch11_matmul.txt (make_matmul_reference.py; inputs stored beside
 // the outputs). NumPy's BLAS may add in another order, so each element is compared to
 // 1e-14 per term of its sum (the inputs lie in [-1, 1)).
 #include <string>
@@ -18,7 +18,7 @@ using llmfs::tensor::Tensor;
 
 Tensor ch11_stored(std::string_view name) {
   static const auto data = llmfs::testing::load_reference(
-      LLMFS_SOURCE_DIR "/tests/reference/data/ch11_matmul.txt");
+      LLMFS_SOURCE_DIR "/tests/reference/data/tensor/ch11_matmul.txt");
   const auto& t = data.at(name);
   return Tensor::from(Shape(t.shape), t.values).value();
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Write (or check) Chapter 10's broadcasting and reduction reference:
-tests/reference/data/ch10_broadcast.txt.
+tests/reference/data/tensor/ch10_broadcast.txt.
 
     /usr/bin/python3 tests/reference/make_broadcast_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_broadcast_reference.py --check  # exit 1 if stale
@@ -24,7 +24,7 @@ import numpy as np
 
 from text_common import SplitMix64, write_or_check
 
-DATA = Path(__file__).resolve().parent / "data" / "ch10_broadcast.txt"
+DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch10_broadcast.txt"
 SEED = 10
 A_SHAPE = (4, 1, 5)
 B_SHAPE = (3, 1)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Write (or check) Chapter 11's matrix-multiplication reference:
-tests/reference/data/ch11_matmul.txt.
+tests/reference/data/tensor/ch11_matmul.txt.
 
     /usr/bin/python3 tests/reference/make_matmul_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_matmul_reference.py --check  # exit 1 if stale
@@ -23,7 +23,7 @@ import numpy as np
 
 from text_common import SplitMix64, write_or_check
 
-DATA = Path(__file__).resolve().parent / "data" / "ch11_matmul.txt"
+DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch11_matmul.txt"
 SEED = 11
 CASES = {  # name: (left shape, right shape)
     "plain": ((9, 13), (13, 6)),
