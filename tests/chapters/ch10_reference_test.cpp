@@ -1,8 +1,9 @@
 // Chapter 10: the library against NumPy float64 on a larger random case, read from
-// tests/reference/data/tensor/ch10_broadcast.txt (make_broadcast_reference.py; the inputs are
-// stored beside the outputs). Elementwise results agree to the bit (one IEEE operation
-// each); sums may differ by a few ulps, because NumPy adds pairwise and the library in
-// index order, so they are compared to 1e-14 relative to the sum of magnitudes.
+// tests/reference/data/tensor/ch10_broadcast.txt (make_broadcast_reference.py; the
+// inputs are stored beside the outputs). Elementwise results agree to the bit (one IEEE
+// operation each); sums may differ by a few ulps, because NumPy adds pairwise and the
+// library in index order, so they are compared to 1e-14 relative to the sum of
+// magnitudes.
 #include <cmath>
 #include <string>
 

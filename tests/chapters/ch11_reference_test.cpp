@@ -1,8 +1,8 @@
 // Chapter 11: the library's matmul against NumPy float64 np.matmul on three random
 // cases (a plain product, broadcast batch axes, a linear layer), read from
-// tests/reference/data/tensor/ch11_matmul.txt (make_matmul_reference.py; inputs stored beside
-// the outputs). NumPy's BLAS may add in another order, so each element is compared to
-// 1e-14 per term of its sum (the inputs lie in [-1, 1)).
+// tests/reference/data/tensor/ch11_matmul.txt (make_matmul_reference.py; inputs stored
+// beside the outputs). NumPy's BLAS may add in another order, so each element is
+// compared to 1e-14 per term of its sum (the inputs lie in [-1, 1)).
 #include <string>
 
 #include <gtest/gtest.h>
