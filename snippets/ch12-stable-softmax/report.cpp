@@ -112,7 +112,7 @@ std::string render_trace(const Evidence& e) {
       naive += r.naive[j];
     }
     records.push_back(
-        fmt::format("ROW|row={}|sum={:.6f}|naive_sum={:.6f}", r.name, stable, naive));
+        fmt::format("ROW|row={}|sum={}|naive_sum={}", r.name, six(stable), six(naive)));
   }
   return snippets::join_lines(records);
 }
