@@ -4,7 +4,8 @@ height p_j, beside what the naive formula exp(x_j) / Σ exp(x_k) gives on the sa
 Records (snippets/ch12-stable-softmax/trace.txt):
   ENTRY|row=NAME|j=J|logit=x|shifted=x − m|exp=exp(x − m)|softmax=p|naive=naive p
   ROW|row=NAME|sum=Σ p|naive_sum=Σ naive p                 one after each row's entries
-Everything drawn is read from the records; nothing is recomputed. A naive value that is
+Everything drawn is read from the records; nothing is recomputed (labels under the bars
+round the recorded values to four decimals; the text alternative gives them as recorded). A naive value that is
 not a number (nan) is drawn as a hatched box marked ✕ and the word NaN, never by colour.
 """
 
@@ -16,7 +17,7 @@ from diagrams.common import esc, need, of_kind
 
 TITLE = "Stable softmax against the naive formula on the chapter's five rows"
 
-BAR_W, BAR_H, GAP = 26.0, 70.0, 8.0
+BAR_W, BAR_H, GAP = 44.0, 70.0, 10.0
 ROW_H = BAR_H + 64.0
 LEFT = 96.0
 
@@ -91,15 +92,15 @@ def render(records):
             x = LEFT + j * (BAR_W + GAP)
             parts.append(_bar(x, top, pv, f"{name} entry {j}: p = {p}", False))
             parts.append(f'<text x="{x + BAR_W / 2:.1f}" y="{top + BAR_H + 12:.1f}" font-size="8" '
-                         f'text-anchor="middle" fill="currentColor">{esc(p)}</text>'
+                         f'text-anchor="middle" fill="currentColor">{pv:.4f}</text>'
                          f'<text x="{x + BAR_W / 2:.1f}" y="{top + BAR_H + 24:.1f}" font-size="8" '
-                         f'text-anchor="middle" fill="currentColor">x={esc(logit)}</text>')
+                         f'text-anchor="middle" fill="currentColor">x = {_float(e, "logit"):g}</text>')
             xn = LEFT + panel + 20 + j * (BAR_W + GAP)
             bad = math.isnan(nv)
             parts.append(_bar(xn, top, nv, f"{name} entry {j}: naive p = {naive}", bad))
             parts.append(f'<text x="{xn + BAR_W / 2:.1f}" y="{top + BAR_H + 12:.1f}" font-size="8" '
                          f'text-anchor="middle" fill="currentColor">'
-                         f'{"NaN" if bad else esc(naive)}</text>')
+                         f'{"NaN" if bad else f"{nv:.4f}"}</text>')
             text.append(f"- {name}, entry {j}: logit {logit}, x − m = {shifted}, exp(x − m) = {expv}, "
                         f"stable p = {p}; naive p = {'NaN (not a number)' if bad else naive}")
         s, ns = need(row, "sum", "naive_sum")
