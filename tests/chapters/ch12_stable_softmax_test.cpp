@@ -1,8 +1,8 @@
 // Chapter 12: the chapter's claims. Expected values are derived by hand beside each
 // assertion (the shift by the row maximum, the range of exp in doubles, the rounding
 // bound of a sum), or read from the NumPy/PyTorch reference
-// tests/reference/data/ch12_softmax.txt (make_softmax_reference.py), never taken from
-// the code under test.
+// tests/reference/data/tensor/ch12_softmax.txt (make_softmax_reference.py), never taken
+// from the code under test.
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -141,8 +141,8 @@ TEST(Ch12StableSoftmax, ExerciseAnswers) {
 // The reference's lines `KIND|row=r|values=...`.
 std::map<std::string, std::vector<std::vector<double>>> ch12_reference() {
   std::map<std::string, std::vector<std::vector<double>>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/ch12_softmax.txt");
-  EXPECT_TRUE(file) << "tests/reference/data/ch12_softmax.txt is missing";
+  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/tensor/ch12_softmax.txt");
+  EXPECT_TRUE(file) << "tests/reference/data/tensor/ch12_softmax.txt is missing";
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#') continue;
     const std::string kind = line.substr(0, line.find('|'));

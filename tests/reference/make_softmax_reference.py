@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 12's softmax reference: tests/reference/data/ch12_softmax.txt.
+"""Write (or check) Chapter 12's softmax reference: tests/reference/data/tensor/ch12_softmax.txt.
 
     /usr/bin/python3 tests/reference/make_softmax_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_softmax_reference.py --check  # exit 1 if stale
@@ -33,7 +33,7 @@ import torch
 
 from text_common import SplitMix64, write_or_check
 
-DATA = Path(__file__).resolve().parent / "data" / "ch12_softmax.txt"
+DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch12_softmax.txt"
 ROWS, WIDTH, SEED = 6, 9, 12
 
 
