@@ -53,6 +53,16 @@ class Tensor {
   /// The elements in row-major order, writable (the shape cannot change).
   [[nodiscard]] std::span<double> mutable_values() noexcept { return values_; }
   // endregion: tensor-class
+  // region: take-values
+  /// Moves the storage out (Chapter 9's reshape of a tensor the caller gives up),
+  /// leaving this tensor empty, of shape `[0]`, so that its shape and storage agree.
+  [[nodiscard]] std::vector<double> take_values() && {
+    std::vector<double> out = std::move(values_);
+    values_.clear();
+    shape_ = Shape{0};
+    return out;
+  }
+  // endregion: take-values
   // region: tensor-at
 
   /// Checked element access by multi-index, e.g. `t.at({0, 2, 1})`.
