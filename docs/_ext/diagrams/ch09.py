@@ -38,7 +38,7 @@ def render(records):
     pairs = [(_int(r, "position"), _int(r, "storage_offset")) for r in reads]
     n = len(pairs)
     width = LEFT + n * CELL + 12
-    height = VIEW_TOP + CELL + 36
+    height = VIEW_TOP + CELL + 44
     parts = [f'<svg viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
              f'style="max-width: 100%; height: auto" aria-label="{esc(TITLE)}">']
     parts.append(f'<text x="{LEFT}" y="{STORE_TOP - 8}" font-size="10" fill="currentColor">'
@@ -49,7 +49,7 @@ def render(records):
                      f'stroke="currentColor" stroke-width="0.6"/>'
                      f'<text x="{x + CELL / 2:.1f}" y="{STORE_TOP + CELL / 2 + 3:.1f}" font-size="9" '
                      f'text-anchor="middle" fill="currentColor">{k}</text>')
-    parts.append(f'<text x="{LEFT}" y="{VIEW_TOP - 8}" font-size="10" fill="currentColor">'
+    parts.append(f'<text x="{LEFT}" y="{VIEW_TOP + CELL + 16}" font-size="10" fill="currentColor">'
                  f'view [{esc(shape)}], strides [{esc(strides)}], row-major: {esc(row_major)} — '
                  f'each position shows the offset it reads</text>')
     for position, offset in pairs:
@@ -63,7 +63,7 @@ def render(records):
                      f'stroke="currentColor" stroke-width="0.5" opacity="0.6">'
                      f'<title>view position {position} reads storage offset {offset}</title></line>')
     steps = [b - a for (_, a), (_, b) in zip(pairs, pairs[1:])]
-    parts.append(f'<text x="{LEFT}" y="{VIEW_TOP + CELL + 18}" font-size="10" fill="currentColor">'
+    parts.append(f'<text x="{LEFT}" y="{VIEW_TOP + CELL + 32}" font-size="10" fill="currentColor">'
                  f'steps between neighbours: {esc(", ".join(sorted({f"{s:+d}" for s in steps})))}'
                  f' (a contiguous view steps +1 everywhere)</text>')
     parts.append("</svg>")
