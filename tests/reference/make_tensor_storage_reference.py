@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 8's tensor-storage reference: tests/reference/data/ch08_tensor_storage.txt.
+"""Write (or check) Chapter 8's tensor-storage reference: tests/reference/data/tensor/ch08_tensor_storage.txt.
 
     /usr/bin/python3 tests/reference/make_tensor_storage_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_tensor_storage_reference.py --check  # exit 1 if stale
@@ -28,7 +28,7 @@ import numpy as np
 
 from text_common import SplitMix64, write_or_check
 
-DATA = Path(__file__).resolve().parent / "data" / "ch08_tensor_storage.txt"
+DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch08_tensor_storage.txt"
 SEED = 0x08C0FFEE
 CASES = 60
 INDICES_PER_CASE = 3

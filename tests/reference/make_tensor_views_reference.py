@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 9's tensor-views reference: tests/reference/data/ch09_tensor_views.txt.
+"""Write (or check) Chapter 9's tensor-views reference: tests/reference/data/tensor/ch09_tensor_views.txt.
 
     /usr/bin/python3 tests/reference/make_tensor_views_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_tensor_views_reference.py --check  # exit 1 if stale
@@ -28,7 +28,7 @@ import numpy as np
 
 from text_common import SplitMix64, write_or_check
 
-DATA = Path(__file__).resolve().parent / "data" / "ch09_tensor_views.txt"
+DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch09_tensor_views.txt"
 SEED = 0x09C0FFEE
 CASES = 50
 
