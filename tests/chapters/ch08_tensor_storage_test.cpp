@@ -1,7 +1,8 @@
 // Chapter 8: the chapter's claims. Expected values are derived by hand beside each
 // assertion, or read from the NumPy reference
-// tests/reference/data/tensor/ch08_tensor_storage.txt (make_tensor_storage_reference.py), or
-// computed by naive loops written here, never taken from the code under test.
+// tests/reference/data/tensor/ch08_tensor_storage.txt
+// (make_tensor_storage_reference.py), or computed by naive loops written here, never
+// taken from the code under test.
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -156,7 +157,8 @@ const std::vector<Ch08Record>& ch08_reference() {
     std::vector<Ch08Record> out;
     std::ifstream file(LLMFS_SOURCE_DIR
                        "/tests/reference/data/tensor/ch08_tensor_storage.txt");
-    EXPECT_TRUE(file) << "tests/reference/data/tensor/ch08_tensor_storage.txt is missing";
+    EXPECT_TRUE(file)
+        << "tests/reference/data/tensor/ch08_tensor_storage.txt is missing";
     for (std::string line; std::getline(file, line);) {
       if (line.empty() || line[0] == '#') continue;
       std::istringstream parts(line);

@@ -1,7 +1,7 @@
 // Chapter 9: the chapter's claims. Expected values are derived by hand beside each
 // assertion, or read from the NumPy reference
-// tests/reference/data/tensor/ch09_tensor_views.txt (make_tensor_views_reference.py), or
-// computed by naive loops written here, never taken from the code under test.
+// tests/reference/data/tensor/ch09_tensor_views.txt (make_tensor_views_reference.py),
+// or computed by naive loops written here, never taken from the code under test.
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -162,7 +162,8 @@ Sizes ch09_sizes(const std::string& text) {
 std::vector<std::map<std::string, std::string>> ch09_reference(
     const std::string& kind) {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/tensor/ch09_tensor_views.txt");
+  std::ifstream file(LLMFS_SOURCE_DIR
+                     "/tests/reference/data/tensor/ch09_tensor_views.txt");
   EXPECT_TRUE(file) << "tests/reference/data/tensor/ch09_tensor_views.txt is missing";
   for (std::string line; std::getline(file, line);) {
     if (line.rfind(kind + "|", 0) != 0) continue;
