@@ -90,6 +90,7 @@ bench:
 	@$(MAKE) --no-print-directory build PRESET=bench
 	@tools/run-bench.sh build/bench
 	@tools/run-bpe-bench.sh build/bench
+	@tools/run-layout-bench.sh build/bench
 	@tools/run-tokenizer-bench.sh build/bench
 	@tools/run-loop-order-bench.sh build/bench
 

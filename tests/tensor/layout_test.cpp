@@ -33,6 +33,32 @@ TEST(Reshape, RejectsDifferentElementCount) {
       "reshape: size mismatch: [2,3] and [4,2] (6 elements cannot take a shape of 8)");
 }
 
+TEST(Reshape, ByMoveKeepsTheStorageAndEmptiesTheInput) {
+  Tensor t = Tensor::from(Shape{2, 3}, {0, 1, 2, 3, 4, 5}).value();
+  const double* storage = t.values().data();
+  auto r = llmfs::tensor::reshape(std::move(t), Shape{6}).value();
+  EXPECT_EQ(r.values().data(), storage);  // moved, not copied
+  EXPECT_EQ(r.values()[5], 5.0);
+  EXPECT_EQ(t.shape(), (Shape{0}));  // NOLINT(bugprone-use-after-move): the claim
+  EXPECT_EQ(t.size(), 0u);
+  Tensor kept = Tensor::zeros(Shape{2, 3});
+  EXPECT_FALSE(llmfs::tensor::reshape(std::move(kept), Shape{5}).has_value());
+  EXPECT_EQ(kept.size(), 6u);  // a refused reshape takes nothing
+}
+
+TEST(TransposedView, SwapsLengthsAndStridesAndTestsContiguity) {
+  using llmfs::tensor::is_row_major;
+  using llmfs::tensor::transposed_view;
+  const auto view = transposed_view(Shape{2, 3, 4}, 0, 2);
+  EXPECT_EQ(view.shape, (Shape{4, 3, 2}));
+  EXPECT_EQ(view.strides, (std::vector<std::size_t>{1, 4, 12}));
+  EXPECT_FALSE(is_row_major(view));
+  EXPECT_TRUE(is_row_major(transposed_view(Shape{2, 3, 4}, 1, 1)));
+  EXPECT_TRUE(is_row_major(transposed_view(Shape{2, 1, 4}, 0, 1)));  // unit axis
+  EXPECT_TRUE(is_row_major(transposed_view(Shape{2, 0, 4}, 0, 2)));  // empty
+  EXPECT_TRUE(is_row_major({Shape{}, {}}));                          // scalar
+}
+
 TEST(SliceLastAxis, TakesTheSameColumnsOfEveryRow) {
   // [[0,1,2,3],[4,5,6,7]] columns [1,3) -> [[1,2],[5,6]]; the leading axes stay.
   auto t = Tensor::from(Shape{1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7}).value();

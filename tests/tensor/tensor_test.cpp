@@ -40,6 +40,14 @@ TEST(Shape, RowMajorStridesEndInOne) {
   EXPECT_TRUE(row_major_strides(Shape{}).empty());
 }
 
+TEST(Shape, RowMajorOffsetIsTheDotProductWithTheStrides) {
+  // [2,3,4]: (1,2,3) -> 1*12 + 2*4 + 3 = 23; (0,1,2) -> 6; the scalar's () -> 0.
+  const std::vector<std::size_t> last{1, 2, 3}, middle{0, 1, 2}, none{};
+  EXPECT_EQ(row_major_offset(Shape{2, 3, 4}, last), 23u);
+  EXPECT_EQ(row_major_offset(Shape{2, 3, 4}, middle), 6u);
+  EXPECT_EQ(row_major_offset(Shape{}, none), 0u);
+}
+
 TEST(Tensor, FromRejectsWrongValueCount) {
   auto t = Tensor::from(Shape{2, 3}, {1, 2, 3, 4, 5});
   ASSERT_FALSE(t.has_value());

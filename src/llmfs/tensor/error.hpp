@@ -13,6 +13,7 @@
 
 namespace llmfs::tensor {
 
+// region: tensor-errors
 /// What went wrong in a tensor operation.
 enum class TensorErrorCode {
   size_mismatch,           ///< value count differs from the shape's element count
@@ -45,6 +46,7 @@ struct TensorError {
   /// Equal when every field is equal (useful in tests).
   friend bool operator==(const TensorError&, const TensorError&) = default;
 };
+// endregion: tensor-errors
 
 }  // namespace llmfs::tensor
 

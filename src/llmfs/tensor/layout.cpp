@@ -1,5 +1,6 @@
 // Chapter 9
 #include <array>
+#include <optional>
 #include <utility>
 
 #include <llmfs/tensor/layout.hpp>
@@ -7,52 +8,98 @@
 
 namespace llmfs::tensor {
 
-std::expected<Tensor, TensorError> reshape(const Tensor& input, Shape shape) {
-  const auto count = shape.element_count();
-  if (!count) {
-    return std::unexpected(TensorError{TensorErrorCode::element_count_overflow,
-                                       "reshape",
-                                       {input.shape(), shape},
-                                       {}});
-  }
-  if (*count != input.size()) {
-    return std::unexpected(TensorError{
+namespace {
+
+// region: reshape-checks
+// Nothing, or the reason `from` cannot take the shape `to`.
+std::optional<TensorError> reshape_error(const Shape& from, std::size_t from_count,
+                                         const Shape& to) {
+  const auto count = to.element_count();
+  if (!count)
+    return TensorError{
+        TensorErrorCode::element_count_overflow, "reshape", {from, to}, {}};
+  if (*count != from_count) {
+    return TensorError{
         TensorErrorCode::size_mismatch,
         "reshape",
-        {input.shape(), shape},
-        fmt::format("{} elements cannot take a shape of {}", input.size(), *count)});
+        {from, to},
+        fmt::format("{} elements cannot take a shape of {}", from_count, *count)};
   }
-  std::vector<double> values(input.values().begin(), input.values().end());
-  return Tensor::from(std::move(shape), std::move(values));
+  return std::nullopt;
+}
+// endregion: reshape-checks
+
+// region: transpose-checks
+// Nothing, or the reason axes `a` and `b` of `shape` cannot be swapped.
+std::optional<TensorError> transpose_error(const Shape& shape, std::size_t a,
+                                           std::size_t b) {
+  if (a >= shape.rank() || b >= shape.rank()) {
+    return TensorError{TensorErrorCode::axis_out_of_range,
+                       "transpose",
+                       {shape},
+                       fmt::format("axes {} and {} for rank {}", a, b, shape.rank())};
+  }
+  return std::nullopt;
+}
+// endregion: transpose-checks
+
+}  // namespace
+
+// region: reshape
+// Same count, same order: only the shape changes. A tensor the caller gives up has its
+// storage moved into the result, no element copied; a const one is copied first.
+std::expected<Tensor, TensorError> reshape(const Tensor& input, Shape shape) {
+  return reshape(Tensor(input), std::move(shape));  // one copy of the storage, in order
 }
 
+std::expected<Tensor, TensorError> reshape(Tensor&& input, Shape shape) {
+  if (auto error = reshape_error(input.shape(), input.size(), shape))
+    return std::unexpected(std::move(*error));
+  return Tensor::from(std::move(shape), std::move(input).take_values());
+}
+// endregion: reshape
+
+// region: transposed-view
+// Swapping two lengths and the same two strides: element (…i…j…) of the view is the
+// input's element (…j…i…). Nothing is read or written.
+StridedView transposed_view(const Shape& shape, std::size_t a, std::size_t b) {
+  std::vector<std::size_t> dims = shape.as_vector();
+  std::vector<std::size_t> strides = row_major_strides(shape);
+  std::swap(dims[a], dims[b]);
+  std::swap(strides[a], strides[b]);
+  return {Shape(std::move(dims)), std::move(strides)};
+}
+
+bool is_row_major(const StridedView& view) noexcept {
+  if (view.shape.element_count() == 0) return true;  // no element to misplace
+  std::size_t expected = 1;                          // Π of the lengths after the axis
+  for (std::size_t axis = view.shape.rank(); axis > 0; --axis) {
+    const std::size_t length = view.shape[axis - 1];
+    if (length > 1 && view.strides[axis - 1] != expected) return false;
+    expected *= length;
+  }
+  return true;
+}
+// endregion: transposed-view
+
+// region: transpose
+// The view's elements, visited in its own row-major order and written down in that
+// order: the gather that makes the view a contiguous Tensor again.
 std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t axis_a,
                                              std::size_t axis_b) {
-  const Shape& in_shape = input.shape();
-  if (axis_a >= in_shape.rank() || axis_b >= in_shape.rank()) {
-    return std::unexpected(TensorError{
-        TensorErrorCode::axis_out_of_range,
-        "transpose",
-        {in_shape},
-        fmt::format("axes {} and {} for rank {}", axis_a, axis_b, in_shape.rank())});
-  }
-  // The output shape swaps two lengths; reading the input with its strides swapped the
-  // same way visits the input elements in the output's row-major order.
-  std::vector<std::size_t> out_dims = in_shape.as_vector();
-  std::swap(out_dims[axis_a], out_dims[axis_b]);
-  Shape out_shape(std::move(out_dims));
-  std::vector<std::size_t> read_strides = row_major_strides(in_shape);
-  std::swap(read_strides[axis_a], read_strides[axis_b]);
-
+  if (auto error = transpose_error(input.shape(), axis_a, axis_b))
+    return std::unexpected(std::move(*error));
+  StridedView view = transposed_view(input.shape(), axis_a, axis_b);
   std::vector<double> values;
   values.reserve(input.size());
   const auto in = input.values();
-  for_each_strided<1>(out_shape, {std::span<const std::size_t>(read_strides)},
+  for_each_strided<1>(view.shape, {std::span<const std::size_t>(view.strides)},
                       [&](const std::array<std::size_t, 1>& offset) {
                         values.push_back(in[offset[0]]);
                       });
-  return Tensor::from(std::move(out_shape), std::move(values));
+  return Tensor::from(std::move(view.shape), std::move(values));
 }
+// endregion: transpose
 
 std::expected<Tensor, TensorError> slice_last_axis(const Tensor& input,
                                                    std::size_t begin, std::size_t end) {

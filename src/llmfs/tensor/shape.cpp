@@ -5,6 +5,10 @@
 
 namespace llmfs::tensor {
 
+// region: element-count
+// The product of the lengths, refused (nothing) as soon as one more multiplication
+// would pass the largest std::size_t: count · length > max exactly when
+// count > max / length (integer division).
 std::optional<std::size_t> Shape::element_count() const noexcept {
   std::size_t count = 1;
   for (std::size_t length : dims_) {
@@ -17,7 +21,11 @@ std::optional<std::size_t> Shape::element_count() const noexcept {
   }
   return count;
 }
+// endregion: element-count
 
+// region: row-major-strides
+// From the innermost axis outward: stride 1, then each stride is the one inside it
+// times the length of the axis inside it.
 std::vector<std::size_t> row_major_strides(const Shape& shape) {
   std::vector<std::size_t> strides(shape.rank(), 1);
   for (std::size_t axis = shape.rank(); axis > 1; --axis) {
@@ -25,6 +33,17 @@ std::vector<std::size_t> row_major_strides(const Shape& shape) {
   }
   return strides;
 }
+
+// Horner's rule: after axis a the partial offset counts whole blocks of the axes up to
+// a; multiplying by the next length and adding the next entry refines it by one axis.
+std::size_t row_major_offset(const Shape& shape,
+                             std::span<const std::size_t> index) noexcept {
+  std::size_t offset = 0;
+  for (std::size_t axis = 0; axis < shape.rank(); ++axis)
+    offset = offset * shape[axis] + index[axis];
+  return offset;
+}
+// endregion: row-major-strides
 
 }  // namespace llmfs::tensor
 

@@ -13,6 +13,7 @@
 
 namespace llmfs::tensor {
 
+// region: shape-class
 /// The axis lengths of a tensor, outermost axis first; rank 0 is a scalar.
 ///
 /// A Shape is a value type. It formats with fmt as `[1,3,4]` (no spaces; `[]` for rank
@@ -39,9 +40,12 @@ class Shape {
   [[nodiscard]] const std::vector<std::size_t>& as_vector() const noexcept {
     return dims_;
   }
+  // endregion: shape-class
+  // region: element-count-declaration
   /// Product of the axis lengths (1 for rank 0), or nothing if it overflows
   /// `std::size_t`.
   [[nodiscard]] std::optional<std::size_t> element_count() const noexcept;
+  // endregion: element-count-declaration
 
   /// Iterator to the outermost axis length.
   [[nodiscard]] auto begin() const noexcept { return dims_.begin(); }
@@ -55,10 +59,20 @@ class Shape {
   std::vector<std::size_t> dims_;
 };
 
+// region: index-map
 /// Row-major strides of a contiguous tensor of this shape: the last axis has stride 1
-/// and `stride[i] = stride[i+1] * shape[i+1]`. Precondition: the element count does not
+/// and `stride[i] = stride[i+1] * shape[i+1]`, so `stride[i]` is the product of the
+/// lengths of the axes after `i` (Chapter 8). Precondition: the element count does not
 /// overflow.
 [[nodiscard]] std::vector<std::size_t> row_major_strides(const Shape& shape);
+
+/// The position of element `index` in row-major storage: `Σ_a index[a] · stride[a]`,
+/// computed as Horner's rule `(((i0)·n1 + i1)·n2 + i2)…` without forming the strides.
+/// Preconditions: `index.size() == shape.rank()` and `index[a] < shape[a]` for every
+/// axis (Tensor::at checks both and returns a typed error).
+[[nodiscard]] std::size_t row_major_offset(const Shape& shape,
+                                           std::span<const std::size_t> index) noexcept;
+// endregion: index-map
 
 }  // namespace llmfs::tensor
 

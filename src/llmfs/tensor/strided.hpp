@@ -13,6 +13,24 @@
 
 namespace llmfs::tensor {
 
+// region: strided-view
+/// A description of existing row-major storage under another indexing: element
+/// `(i0, …, ik)` of the view is storage element `Σ_a i_a · strides[a]` (Chapter 9). A
+/// view owns no elements; Tensor is always contiguous, so the library builds a view
+/// only to read a tensor through it and materialise the result (transpose()).
+struct StridedView {
+  Shape shape;                       ///< the axis lengths of the view
+  std::vector<std::size_t> strides;  ///< one stride per axis of `shape`, in elements
+};
+
+/// True when the view addresses its elements in row-major order without gaps, i.e. it
+/// is a contiguous tensor of its shape: every axis of length above 1 has stride
+/// `Π_{b>a} shape[b]` (a length-1 axis is only ever indexed by 0, so its stride is
+/// irrelevant), and an empty view is contiguous. Such a view needs no copy to be read
+/// as a Tensor; any other needs a gather.
+[[nodiscard]] bool is_row_major(const StridedView& view) noexcept;
+// endregion: strided-view
+
 /// Strides that read a tensor of shape `input` as if it had shape `output` under numpy
 /// broadcasting: axes are aligned on the right, and an input axis of length 1 (or a
 /// missing leading axis) gets stride 0 so the same element is reused. Precondition:
@@ -20,6 +38,7 @@ namespace llmfs::tensor {
 [[nodiscard]] std::vector<std::size_t> broadcast_strides(const Shape& input,
                                                          const Shape& output);
 
+// region: for-each-strided
 /// Visits every multi-index of `extent` in row-major order and calls `visit(offsets)`,
 /// where `offsets[k] = Σ_a index_a · strides[k][a]` is the linear offset of operand k.
 ///
@@ -55,5 +74,6 @@ void for_each_strided(const Shape& extent,
     if (rank == 0) return;  // a scalar extent has exactly one index
   }
 }
+// endregion: for-each-strided
 
 }  // namespace llmfs::tensor

@@ -25,6 +25,7 @@ Tensor::Tensor() : values_(1, 0.0) {}
 Tensor::Tensor(Shape shape, std::vector<double> values)
     : shape_(std::move(shape)), values_(std::move(values)) {}
 
+// region: tensor-from-checks
 std::expected<Tensor, TensorError> Tensor::from(Shape shape,
                                                 std::vector<double> values) {
   const auto count = shape.element_count();
@@ -41,6 +42,7 @@ std::expected<Tensor, TensorError> Tensor::from(Shape shape,
   }
   return Tensor(std::move(shape), std::move(values));
 }
+// endregion: tensor-from-checks
 
 Tensor Tensor::zeros(Shape shape) {
   return full(std::move(shape), 0.0);
@@ -55,6 +57,9 @@ Tensor Tensor::scalar(double value) {
   return Tensor(Shape{}, std::vector<double>{value});
 }
 
+// region: at-checks
+// Every entry is checked before the offset is formed, so an index past an axis can
+// never land on some other element's cell.
 std::expected<double, TensorError> Tensor::at(
     std::span<const std::size_t> index) const {
   const auto error = [&](std::string detail) {
@@ -65,16 +70,15 @@ std::expected<double, TensorError> Tensor::at(
     return error(fmt::format("index [{}] has rank {}, tensor has rank {}",
                              fmt::join(index, ","), index.size(), rank()));
   }
-  std::size_t offset = 0;
   for (std::size_t axis = 0; axis < rank(); ++axis) {
     if (index[axis] >= shape_[axis]) {
       return error(fmt::format("index [{}]: entry {} on axis {} of length {}",
                                fmt::join(index, ","), index[axis], axis, shape_[axis]));
     }
-    offset = offset * shape_[axis] + index[axis];
   }
-  return values_[offset];
+  return values_[row_major_offset(shape_, index)];
 }
+// endregion: at-checks
 
 std::size_t max_element_count() noexcept {
   return std::vector<double>().max_size();

@@ -16,6 +16,7 @@
 
 namespace llmfs::tensor {
 
+// region: tensor-class
 /// A dense tensor of `double`: a Shape and its elements in row-major (C) order.
 ///
 /// Element `(i0, i1, ..., ik)` lives at `Σ i_a · stride_a` with
@@ -51,6 +52,18 @@ class Tensor {
   [[nodiscard]] std::span<const double> values() const noexcept { return values_; }
   /// The elements in row-major order, writable (the shape cannot change).
   [[nodiscard]] std::span<double> mutable_values() noexcept { return values_; }
+  // endregion: tensor-class
+  // region: take-values
+  /// Moves the storage out (Chapter 9's reshape of a tensor the caller gives up),
+  /// leaving this tensor empty, of shape `[0]`, so that its shape and storage agree.
+  [[nodiscard]] std::vector<double> take_values() && {
+    std::vector<double> out = std::move(values_);
+    values_.clear();
+    shape_ = Shape{0};
+    return out;
+  }
+  // endregion: take-values
+  // region: tensor-at
 
   /// Checked element access by multi-index, e.g. `t.at({0, 2, 1})`.
   /// \return TensorErrorCode::index_out_of_range if the index rank differs from rank()
@@ -70,9 +83,10 @@ class Tensor {
 
  private:
   Tensor(Shape shape, std::vector<double> values);
-  Shape shape_;
-  std::vector<double> values_;
+  Shape shape_;                 // the axis lengths
+  std::vector<double> values_;  // element (i0, …, ik) at row_major_offset(shape_, i)
 };
+// endregion: tensor-at
 
 /// The largest element count a Tensor can store (`std::vector<double>::max_size()`).
 /// Library code that builds a tensor from a caller's sizes checks against it before
