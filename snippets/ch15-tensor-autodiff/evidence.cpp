@@ -26,7 +26,8 @@ std::vector<TensorValue> ch15_parameters(Tape& tape, std::vector<Tensor> inputs)
 }
 
 // The gradients of the given handles.
-Step<std::vector<Tensor>> ch15_gradients(std::span<const TensorValue> values) {
+[[nodiscard]] Step<std::vector<Tensor>> ch15_gradients(
+    std::span<const TensorValue> values) {
   std::vector<Tensor> out;
   for (const TensorValue& v : values)
     out.push_back(LLMFS_TRY_AT("gradient", v.gradient()));

@@ -47,8 +47,9 @@ inline const std::array<double, 2> kB{1, 0};
 [[nodiscard]] std::vector<Tensor> fixture_inputs();
 
 /// One op applied to its inputs, the loss being Σ op(inputs) ⊙ C for a fixed C.
-using OpFn =
-    std::expected<TensorValue, AutogradError> (*)(std::span<const TensorValue> in);
+using OpResult = std::expected<TensorValue, AutogradError>;
+/// How an op case records its op from the input handles.
+using OpFn = OpResult (*)(std::span<const TensorValue> in);
 
 /// A differentiable op at small random inputs of the given shapes.
 struct OpCase {

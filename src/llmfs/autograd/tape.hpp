@@ -106,15 +106,17 @@ class BackwardContext {
   std::vector<tensor::Tensor*> parent_gradients_;
   std::string_view op_;
 };
+// endregion: backward-context
 
+// region: backward-fn
 /// A backward closure: reads the context and ADDS each parent's contribution with
 /// BackwardContext::accumulate(). It must not capture TensorValue handles (that would
 /// make the tape own itself); everything it needs is in the context or captured as
 /// plain data.
 using BackwardFn = std::function<std::expected<void, AutogradError>(BackwardContext&)>;
-// endregion: backward-context
+// endregion: backward-fn
 
-// region: tape-class
+// region: node-info
 /// What the tape says about one node, for reports and diagrams: no values, no
 /// closures.
 struct NodeInfo {
@@ -124,7 +126,9 @@ struct NodeInfo {
   tensor::Shape shape;               ///< the value's shape
   bool requires_gradient = false;    ///< reached by at least one parameter
 };
+// endregion: node-info
 
+// region: tape-class
 /// A handle to a tape: a growing list of nodes (value, parents, backward closure,
 /// gradient).
 ///
