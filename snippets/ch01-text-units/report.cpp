@@ -39,11 +39,11 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (std::size_t i = 0; i < e.words.size(); ++i) {
     const Word& w = e.words[i];
     lines.push_back(fmt::format(
-        "word_{}=text:{} code_points:{} bytes:[{}] hex:{} count:{} code points, {} "
+        "word_{}=text:{} code_points:{} bytes:[{}] hex:{} count:{} code point{}, {} "
         "bytes",
         i + 1, llmfs::text::string_of(w.bytes), code_point_list(w.code_points),
         fmt::join(w.bytes, ","), hex_bytes(w.bytes), w.code_points.size(),
-        w.bytes.size()));
+        w.code_points.size() == 1 ? "" : "s", w.bytes.size()));
   }
   for (const llmfs::text::Utf8Row& row : llmfs::text::kUtf8Layout)
     lines.push_back(fmt::format("layout_{}=code_points:{}..{} bits:{} pattern:{}",

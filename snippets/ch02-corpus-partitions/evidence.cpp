@@ -12,6 +12,7 @@
 
 namespace ch02 {
 
+using llmfs::text::assign_partitions;
 using llmfs::text::Document;
 using llmfs::text::kSplits;
 
@@ -25,8 +26,9 @@ std::string file_text(const std::string& path) {
 }
 
 // A document's placement, step by step as the rule computes it.
-DocumentRow place(const Document& document) {
-  const std::uint64_t bucket = llmfs::text::title_bucket(document.title);
+[[nodiscard]] Step<DocumentRow> place(const Document& document) {
+  const std::uint64_t bucket =
+      LLMFS_TRY_AT("place a document", llmfs::text::title_bucket(document.title));
   return DocumentRow{document.title, llmfs::text::document_bytes(document),
                      llmfs::text::sha256_hex(document.title).substr(0, 16), bucket,
                      llmfs::text::split_of_bucket(bucket)};
@@ -63,7 +65,8 @@ std::string_view book_of(std::string_view title) {
 // region: prove-partition
 // Counts, never assumes: how often each document occurs across the three lists, whether
 // the lists ascend, whether the rule gives the same lists, and each split's size.
-PartitionProof prove_partition(const Corpus& corpus, const Partitions& p) {
+PartitionProof prove_partition(const Corpus& corpus, const Partitions& p,
+                               const Partitions& rule) {
   PartitionProof proof;
   proof.documents = corpus.documents.size();
   std::vector<std::size_t> times(proof.documents, 0);
@@ -83,7 +86,7 @@ PartitionProof prove_partition(const Corpus& corpus, const Partitions& p) {
   proof.listed_once = static_cast<std::size_t>(std::ranges::count(times, 1));
   proof.unlisted = static_cast<std::size_t>(std::ranges::count(times, 0));
   proof.overlaps = proof.documents - proof.listed_once - proof.unlisted;
-  proof.matches_rule = llmfs::text::assign_partitions(corpus) == p;
+  proof.matches_rule = rule == p;
   return proof;
 }
 // endregion: prove-partition
@@ -125,10 +128,10 @@ namespace {
 // region: exercises
 // Every answer from the library: the hand bucket, expected split sizes, books under two
 // rules, a document appended, a document renamed under the committed manifest.
-Exercises solve_exercises(const Corpus& fixture, const Corpus& kjv,
-                          const Partitions& p) {
+[[nodiscard]] Step<Exercises> solve_exercises(const Corpus& fixture, const Corpus& kjv,
+                                              const Partitions& p) {
   Exercises x;
-  x.hand = place(Document{std::string(kHandTitle), {}});
+  x.hand = LLMFS_TRY(place(Document{std::string(kHandTitle), {}}));
   x.hand_integer = std::stoull(x.hand.hash_prefix, nullptr, 16);
   const double d = static_cast<double>(kjv.documents.size());
   for (Split split : kSplits) {
@@ -149,12 +152,12 @@ Exercises solve_exercises(const Corpus& fixture, const Corpus& kjv,
   x.books_tail_test = tail_books.size();
   Corpus grown = fixture;
   grown.documents.push_back({std::string(kAppendedTitle), "1 welcome back\n"});
-  const Partitions before = llmfs::text::assign_partitions(fixture);
-  const Partitions after = llmfs::text::assign_partitions(grown);
+  const Partitions before = LLMFS_TRY_AT("fixture rule", assign_partitions(fixture));
+  const Partitions after = LLMFS_TRY_AT("grown rule", assign_partitions(grown));
   for (Split split : kSplits)
     for (std::size_t i : llmfs::text::indices(before, split))
       x.moved_after_append += !std::ranges::binary_search(indices(after, split), i);
-  x.appended = place(grown.documents.back());
+  x.appended = LLMFS_TRY(place(grown.documents.back()));
   Corpus renamed = fixture;
   for (Document& document : renamed.documents)
     if (document.title == kRenamedFrom) document.title = kRenamedTo;
@@ -165,10 +168,9 @@ Exercises solve_exercises(const Corpus& fixture, const Corpus& kjv,
 }
 // endregion: exercises
 
-// region: leakage
-// The misconception, measured: the same lines split two ways, each line hashed alone
-// ("Title:k") or with its document. How many test lines have a neighbour in train, and
-// how many test verses occur word for word in a training document?
+// region: leakage-tally
+// How many lines of one document are test lines, and how many of those have a train
+// line just before or after them.
 void tally(const std::vector<Split>& split, std::size_t& test_lines,
            std::size_t& near_train) {
   for (std::size_t k = 0; k < split.size(); ++k) {
@@ -178,8 +180,14 @@ void tally(const std::vector<Split>& split, std::size_t& test_lines,
                   (k + 1 < split.size() && split[k + 1] == Split::train);
   }
 }
+// endregion: leakage-tally
 
-Leakage measure_leakage(const Corpus& kjv, const Partitions& p) {
+// region: leakage
+// The misconception, measured: the same lines split two ways, each line hashed alone
+// ("Title:k") or with its document. How many test lines have a neighbour in train, and
+// how many test verses occur word for word in a training document?
+
+[[nodiscard]] Step<Leakage> measure_leakage(const Corpus& kjv, const Partitions& p) {
   Leakage leak;
   std::vector<Split> split_of(kjv.documents.size(), Split::train);
   for (Split split : kSplits)
@@ -195,8 +203,10 @@ Leakage measure_leakage(const Corpus& kjv, const Partitions& p) {
     for (const auto line : std::views::split(kjv.documents[i].text, '\n')) {
       const std::string_view verse(line);
       if (verse.empty()) continue;
-      by_line.push_back(llmfs::text::split_of_bucket(llmfs::text::title_bucket(
-          fmt::format("{}:{}", kjv.documents[i].title, by_line.size()))));
+      const std::uint64_t bucket = LLMFS_TRY_AT(
+          "hash a line", llmfs::text::title_bucket(fmt::format(
+                             "{}:{}", kjv.documents[i].title, by_line.size())));
+      by_line.push_back(llmfs::text::split_of_bucket(bucket));
       by_document.push_back(split_of[i]);
       if (split_of[i] == Split::test)
         leak.test_lines_verbatim +=
@@ -220,8 +230,10 @@ Step<Evidence> gather() {
   const Corpus fixture = LLMFS_TRY_AT(
       "fixture corpus", llmfs::text::read_corpus(LLMFS_FIXTURE_CORPUS_PATH));
   for (const Document& document : fixture.documents)
-    e.fixture_rows.push_back(place(document));
-  e.fixture = prove_partition(fixture, llmfs::text::assign_partitions(fixture));
+    e.fixture_rows.push_back(LLMFS_TRY(place(document)));
+  const Partitions fixture_rule =
+      LLMFS_TRY_AT("fixture rule", llmfs::text::assign_partitions(fixture));
+  e.fixture = prove_partition(fixture, fixture_rule, fixture_rule);
   e.corpus_errors = corpus_outcomes();
   e.manifest_errors = manifest_outcomes(fixture);
   const auto [kjv, partitions] = LLMFS_TRY_AT(
@@ -230,9 +242,11 @@ Step<Evidence> gather() {
   e.kjv_sha256 = llmfs::text::corpus_sha256(kjv);
   e.pinned_sha256 = pinned_hash(file_text(LLMFS_CORPUS_PIN_PATH));
   e.manifest_head = manifest_head(file_text(LLMFS_PARTITIONS_PATH));
-  e.kjv = prove_partition(kjv, partitions);
-  e.exercises = solve_exercises(fixture, kjv, partitions);
-  e.leakage = measure_leakage(kjv, partitions);
+  const Partitions kjv_rule =
+      LLMFS_TRY_AT("course rule", llmfs::text::assign_partitions(kjv));
+  e.kjv = prove_partition(kjv, partitions, kjv_rule);
+  e.exercises = LLMFS_TRY(solve_exercises(fixture, kjv, partitions));
+  e.leakage = LLMFS_TRY(measure_leakage(kjv, partitions));
   return e;
 }
 // endregion: gather
@@ -243,7 +257,8 @@ Step<std::size_t> regenerate_manifest(const std::string& corpus_path,
                                       const std::string& out) {
   const Corpus corpus =
       LLMFS_TRY_AT("read corpus", llmfs::text::read_corpus(corpus_path));
-  const Partitions partitions = llmfs::text::assign_partitions(corpus);
+  const Partitions partitions =
+      LLMFS_TRY_AT("partition rule", llmfs::text::assign_partitions(corpus));
   LLMFS_TRY_AT("write manifest", llmfs::text::write_manifest(out, corpus, partitions));
   return corpus.documents.size();
 }

@@ -105,8 +105,10 @@ struct Evidence {
 /// atomically; the number of documents written. The demo's `--write-manifest`.
 [[nodiscard]] Step<std::size_t> regenerate_manifest(const std::string& corpus_path,
                                                     const std::string& out);
-/// The proof of a partition of `corpus`: every number counted from the lists.
-[[nodiscard]] PartitionProof prove_partition(const Corpus& corpus, const Partitions& p);
+/// The proof of a partition `p` of `corpus`: every number counted from the lists, and
+/// whether they equal `rule`, what assign_partitions() gives for the corpus.
+[[nodiscard]] PartitionProof prove_partition(const Corpus& corpus, const Partitions& p,
+                                             const Partitions& rule);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 

@@ -17,6 +17,9 @@ inline constexpr std::array<std::string_view, 2> kFixture{"the cat sat on the ma
 
 /// The course's vocabulary: 256 bytes + 3,838 merges + BOS + EOS.
 inline constexpr std::size_t kCourseVocab = 4096;
+// endregion: fixture
+
+// region: rule-cases
 
 /// A run of one byte beside a repeated pair: the counting rule decides the first merge.
 inline constexpr std::string_view kRunCase = "bbbb abab";
@@ -30,7 +33,7 @@ inline constexpr std::size_t kSliceDocuments = 10;
 inline constexpr std::size_t kSliceVocab = 258 + 100;
 /// How many of the slice's merges the report prints.
 inline constexpr std::size_t kSliceShown = 12;
-// endregion: fixture
+// endregion: rule-cases
 
 /// Exercise 1: a run of five equal bytes.
 inline constexpr std::string_view kFiveRun = "aaaaa";

@@ -29,6 +29,9 @@ inline constexpr std::array<TokenPair, 8> kLowMerges{{
 
 /// The text of the prediction: four chunks, "low", " lower", " lowest", " newer".
 inline constexpr std::string_view kPredictText = "low lower lowest newer";
+// endregion: fixture
+
+// region: edge-fixtures
 
 /// The streaming decoder's text: 1 + 2 + 1 + 1 + 1 + 1 + 3 + 4 = 14 bytes.
 inline constexpr std::string_view kStreamText = "héllo €🙂";
@@ -51,7 +54,7 @@ inline constexpr std::array<DamagedFile, 6> kDamagedFiles{{
     {"truncated", "", "", 5},
     {"checksum", "258 101 114", "258 101 115"},
 }};
-// endregion: fixture
+// endregion: edge-fixtures
 
 /// The name the damaged files are parsed under (errors name it with the line).
 inline constexpr std::string_view kDamagedName = "low.merges";

@@ -177,7 +177,8 @@ Step<Evidence> gather_fixture() {
   Evidence e = LLMFS_TRY(predict({}, bytes));
   const Corpus corpus = LLMFS_TRY_AT(
       "fixture corpus", llmfs::text::read_corpus(LLMFS_FIXTURE_CORPUS_PATH));
-  const auto partitions = llmfs::text::assign_partitions(corpus);
+  const auto partitions =
+      LLMFS_TRY_AT("fixture partitions", llmfs::text::assign_partitions(corpus));
   e = LLMFS_TRY(count_fixture(std::move(e), corpus, partitions, bytes));
   e.errors = bad_inputs();
   return e;

@@ -173,7 +173,9 @@ TEST(Ch02KingJames, CommittedManifestIsWhatTheRuleWrites) {
   // rule's partition of the corpus, and its validation and test titles are Python's.
   const auto corpus = llmfs::text::read_corpus(LLMFS_CORPUS_PATH);
   ASSERT_TRUE(corpus.has_value()) << fmt::format("{}", corpus.error());
-  const auto rule = llmfs::text::assign_partitions(*corpus);
+  const auto assigned = llmfs::text::assign_partitions(*corpus);
+  ASSERT_TRUE(assigned.has_value()) << fmt::format("{}", assigned.error());
+  const llmfs::text::Partitions& rule = *assigned;
   EXPECT_EQ(ch02_file(LLMFS_PARTITIONS_PATH),
             llmfs::text::format_manifest(*corpus, rule));
   for (Split split : {Split::validation, Split::test}) {

@@ -1,6 +1,6 @@
 // Chapter 13: the chapter's claims. Expected values are derived by hand beside each
 // assertion (Taylor's theorem and the spacing of doubles), or read from the NumPy
-// reference tests/reference/data/ch13_gradcheck.txt (make_gradcheck_reference.py),
+// reference tests/reference/data/autograd/ch13_gradcheck.txt (make_gradcheck_reference.py),
 // never taken from the code under test.
 #include <cmath>
 #include <fstream>
@@ -36,8 +36,8 @@ struct Ch13Record {
 const std::vector<Ch13Record>& ch13_reference() {
   static const std::vector<Ch13Record> records = [] {
     std::vector<Ch13Record> out;
-    std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/ch13_gradcheck.txt");
-    EXPECT_TRUE(file) << "tests/reference/data/ch13_gradcheck.txt is missing";
+    std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/autograd/ch13_gradcheck.txt");
+    EXPECT_TRUE(file) << "tests/reference/data/autograd/ch13_gradcheck.txt is missing";
     for (std::string line; std::getline(file, line);) {
       if (line.empty() || line[0] == '#') continue;
       std::istringstream parts(line);

@@ -1,6 +1,6 @@
 // Chapter 14: the chapter's claims. Expected values are derived by hand beside each
 // assertion, or read from the PyTorch reference
-// tests/reference/data/ch14_scalar_autodiff.txt (make_scalar_autodiff_reference.py),
+// tests/reference/data/autograd/ch14_scalar_autodiff.txt (make_scalar_autodiff_reference.py),
 // never taken from the code under test.
 #include <cmath>
 #include <fstream>
@@ -38,8 +38,8 @@ const std::map<std::string, std::map<std::string, std::string>>& ch14_reference(
   static const auto records = [] {
     std::map<std::string, std::map<std::string, std::string>> out;
     std::ifstream file(LLMFS_SOURCE_DIR
-                       "/tests/reference/data/ch14_scalar_autodiff.txt");
-    EXPECT_TRUE(file) << "tests/reference/data/ch14_scalar_autodiff.txt is missing";
+                       "/tests/reference/data/autograd/ch14_scalar_autodiff.txt");
+    EXPECT_TRUE(file) << "tests/reference/data/autograd/ch14_scalar_autodiff.txt is missing";
     for (std::string line; std::getline(file, line);) {
       if (line.empty() || line[0] == '#') continue;
       std::istringstream parts(line);

@@ -1,5 +1,5 @@
 // Chapter 15: the chapter's claims. Expected values are derived by hand beside each
-// assertion, or read from the PyTorch reference tests/reference/data/ch15_tape.txt
+// assertion, or read from the PyTorch reference tests/reference/data/autograd/ch15_tape.txt
 // (make_tape_reference.py), never taken from the code under test.
 #include <cmath>
 #include <fstream>
@@ -179,8 +179,8 @@ Shape ch15_shape(const std::string& text) {
 
 std::vector<std::map<std::string, std::string>> ch15_reference() {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/ch15_tape.txt");
-  EXPECT_TRUE(file) << "tests/reference/data/ch15_tape.txt is missing";
+  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/autograd/ch15_tape.txt");
+  EXPECT_TRUE(file) << "tests/reference/data/autograd/ch15_tape.txt is missing";
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#') continue;
     std::map<std::string, std::string> fields;

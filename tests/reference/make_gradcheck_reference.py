@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 13's gradient-checking reference: tests/reference/data/ch13_gradcheck.txt.
+"""Write (or check) Chapter 13's gradient-checking reference: tests/reference/data/autograd/ch13_gradcheck.txt.
 
     /usr/bin/python3 tests/reference/make_gradcheck_reference.py          # rewrite the file
     /usr/bin/python3 tests/reference/make_gradcheck_reference.py --check  # exit 1 if stale
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-DATA = Path(__file__).resolve().parent / "data" / "ch13_gradcheck.txt"
+DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch13_gradcheck.txt"
 DEFAULT_STEP = np.float64(1e-6)
 STEPS = [np.float64(10.0) ** -k for k in range(1, 14)]
 

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 14's scalar autodiff reference: tests/reference/data/ch14_scalar_autodiff.txt.
+"""Write (or check) Chapter 14's scalar autodiff reference: tests/reference/data/autograd/ch14_scalar_autodiff.txt.
 
     /usr/bin/python3 tests/reference/make_scalar_autodiff_reference.py          # rewrite
     /usr/bin/python3 tests/reference/make_scalar_autodiff_reference.py --check  # exit 1 if stale
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import torch
 
-DATA = Path(__file__).resolve().parent / "data" / "ch14_scalar_autodiff.txt"
+DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch14_scalar_autodiff.txt"
 
 
 def square(x):

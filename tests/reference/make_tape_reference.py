@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Write (or check) Chapter 15's tensor-tape reference: tests/reference/data/ch15_tape.txt.
+"""Write (or check) Chapter 15's tensor-tape reference: tests/reference/data/autograd/ch15_tape.txt.
 
     /usr/bin/python3 tests/reference/make_tape_reference.py          # rewrite
     /usr/bin/python3 tests/reference/make_tape_reference.py --check  # exit 1 if stale
@@ -28,7 +28,7 @@ import torch
 
 from text_common import SplitMix64, write_or_check
 
-DATA = Path(__file__).resolve().parent / "data" / "ch15_tape.txt"
+DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch15_tape.txt"
 
 # name, input shapes, the op: the chapter's table (Build, "every op").
 OPS = [

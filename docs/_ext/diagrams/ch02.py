@@ -52,7 +52,7 @@ def _documents(docs, text):
                     f"bucket {bucket}, {split}")
     return ('<table class="llmfs-table"><caption>The fixture, document by document</caption><thead><tr>'
             '<th scope="col">#</th><th scope="col">title</th><th scope="col">bytes</th>'
-            '<th scope="col">SHA-256(title)</th><th scope="col">bucket</th><th scope="col">0 … 99</th>'
+            '<th scope="col">SHA-256(title)</th><th scope="col">bucket</th><th scope="col">0 … 99 (train ends at 89)</th>'
             '<th scope="col">split</th></tr></thead><tbody>' + "".join(rows) + "</tbody></table>")
 
 

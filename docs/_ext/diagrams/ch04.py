@@ -17,10 +17,10 @@ TITLE = "Encoding by merge rank: each chunk of “low lower lowest newer”, mer
 
 
 def _unquote(piece):
-    """`" lo"` -> ` lo`, with the space shown as ␠ so it can be seen."""
+    """`" lo"` -> ` lo`, with the space shown as ␣ so it can be seen."""
     if len(piece) < 2 or piece[0] != '"' or piece[-1] != '"':
         raise ValueError(f"expected a quoted piece, got {piece!r}")
-    return piece[1:-1].replace(" ", "␠")
+    return piece[1:-1].replace(" ", "␣")
 
 
 def _tokens(pieces, ids, position):
@@ -72,7 +72,7 @@ def render(records):
         token_id, rank, piece = need(t, "id", "rank", "bytes")
         tokens[rank] = f"{_unquote(piece)} ({token_id})"
     text = ["Each chunk starts as its bytes; each row applies the lowest-rank merge still "
-            "present (leftmost first). ␠ is a space."]
+            "present (leftmost first). ␣ is a space."]
     parts = [_chunk(chunk, steps, tokens, text) for chunk in chunks]
     text.append("The star marks the token the row's merge made.")
     return "".join(parts), "\n".join(text)

@@ -15,6 +15,12 @@ from trace_records import TraceFormatError
 from diagrams.common import esc, items, need, of_kind, single
 
 
+def _plain(number):
+    """A record's fixed-point number as it is, or as an integer when it is one (9.000000 -> 9)."""
+    whole, _, fraction = number.partition(".")
+    return whole if fraction.strip("0") == "" else number
+
+
 def render(records):
     vocab = single(records, "VOCAB")
     size, alpha, tokens = need(vocab, "size", "alpha", "tokens")
@@ -29,6 +35,7 @@ def render(records):
     body = []
     for row in rows:
         prev, total, denominator = need(row, "prev", "total", "denominator")
+        denominator = _plain(denominator)
         mine = [c for c in cells if c.fields.get("prev") == prev]
         tds, parts = [], []
         for cell in mine:

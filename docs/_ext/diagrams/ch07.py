@@ -44,26 +44,32 @@ def render(records):
             names.append(need(r, "tokenizer")[0])
     for name in names:
         parts.append(_tokens(name, [r for r in tokens if r.fields["tokenizer"] == name], text))
-    rows = []
+    sizes, metrics = [], []
     text.append("Every evaluation (bigram, then the uniform model on the same tokens):")
     for m in models:
         what, name, v, n, size, h, ppl, bpb, uh, ubpb = need(
             m, "text", "tokenizer", "vocab", "tokens", "bytes", "cross_entropy", "perplexity",
             "bits_per_byte", "uniform_cross_entropy", "uniform_bits_per_byte")
-        rows.append(f'<tr><td>{esc(what)}</td><td class="llmfs-mono">{esc(name)}</td>'
-                    f'<td class="llmfs-num">{esc(v)}</td><td class="llmfs-num">{esc(n)}</td>'
-                    f'<td class="llmfs-num">{esc(size)}</td><td class="llmfs-num">{esc(h)}</td>'
-                    f'<td class="llmfs-num">{esc(ppl)}</td><td class="llmfs-num"><strong>{esc(bpb)}</strong></td>'
-                    f'<td class="llmfs-num llmfs-muted">{esc(uh)}</td><td class="llmfs-num llmfs-muted">{esc(ubpb)}</td></tr>')
+        label = f'<td>{esc(what)}</td><td class="llmfs-mono">{esc(name)}</td>'
+        sizes.append(f'<tr>{label}<td class="llmfs-num">{esc(v)}</td><td class="llmfs-num">{esc(n)}</td>'
+                     f'<td class="llmfs-num">{esc(size)}</td></tr>')
+        metrics.append(f'<tr><td class="llmfs-mono">{esc(name)}</td><td class="llmfs-num">{esc(h)}</td>'
+                       f'<td class="llmfs-num">{esc(ppl)}</td><td class="llmfs-num"><strong>{esc(bpb)}</strong></td>'
+                       f'<td class="llmfs-num llmfs-muted">{esc(uh)}</td>'
+                       f'<td class="llmfs-num llmfs-muted">{esc(ubpb)}</td></tr>')
         text.append(f"- {what}, {name} (V = {v}): {n} tokens over {size} bytes; cross-entropy {h} nats/token, "
                     f"perplexity {ppl}, {bpb} bits per byte (uniform: {uh} nats/token, {ubpb} bits per byte)")
-    parts.append('<table class="llmfs-table"><caption>The three metrics; the uniform model in muted '
-                 'columns. Only bits per byte (bold) compares tokenizers.</caption><thead><tr>'
+    # Two narrow tables rather than one wide one, so that both fit the text column.
+    parts.append('<table class="llmfs-table"><caption>What each model was scored on</caption><thead><tr>'
                  '<th scope="col">text</th><th scope="col">tokenizer</th><th scope="col">V</th>'
-                 '<th scope="col">tokens</th><th scope="col">bytes</th><th scope="col">nats/token</th>'
+                 '<th scope="col">tokens</th><th scope="col">bytes</th></tr></thead><tbody>'
+                 + "".join(sizes) + "</tbody></table>")
+    parts.append('<table class="llmfs-table"><caption>The three metrics, in the same row order; the '
+                 'uniform model in muted columns. Only bits per byte (bold) compares tokenizers.</caption>'
+                 '<thead><tr><th scope="col">tokenizer</th><th scope="col">nats/token</th>'
                  '<th scope="col">perplexity</th><th scope="col">bits/byte</th>'
                  '<th scope="col">uniform nats/token</th><th scope="col">uniform bits/byte</th></tr></thead><tbody>'
-                 + "".join(rows) + "</tbody></table>")
+                 + "".join(metrics) + "</tbody></table>")
     return "".join(parts), "\n".join(text)
 
 

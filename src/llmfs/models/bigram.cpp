@@ -162,7 +162,7 @@ std::expected<std::vector<double>, BigramError> BigramModel::row(TokenId prev) c
 
 // region: sample
 // Inverse CDF over the smoothed row, in pseudo-count units (no division needed): the
-// target u·(c(prev) + α·V), u uniform on [0, 1); walk ids 0, 1, … adding c(prev, j) + α
+// target r·(c(prev) + α·V), r uniform on [0, 1); walk ids 0, 1, … adding c(prev, j) + α
 // until the running sum passes the target. Rounding can leave the last sum a hair
 // below the target; then the walk ends at id V − 1, the last one it reached.
 std::expected<TokenId, BigramError> BigramModel::sample(TokenId prev,

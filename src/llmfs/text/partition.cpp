@@ -35,6 +35,7 @@ std::string_view describe(PartitionErrorCode code) noexcept {
     case PartitionErrorCode::unknown_document: return "document not in the corpus";
     case PartitionErrorCode::duplicate_entry: return "document listed twice";
     case PartitionErrorCode::missing_document: return "document not listed";
+    case PartitionErrorCode::hash_failed: return "SHA-256 failed";
   }
   return "unknown partition error";
 }
@@ -65,6 +66,16 @@ std::optional<Digest> sha256_digest(std::string_view bytes) {
       length != kDigestBytes)
     return std::nullopt;
   return digest;
+}
+
+constexpr std::string_view kRuleStage = "partition rule";
+
+// libcrypto's EVP_Digest fails only when it cannot allocate its context or load the
+// SHA-256 implementation: never for any input bytes, so no test can provoke it.
+[[nodiscard]] Rejection<PartitionErrorCode, std::string_view> reject_hash_failure(
+    std::string_view title) {
+  return reject(PartitionErrorCode::hash_failed, kRuleStage,
+                fmt::format("title \"{}\": libcrypto's SHA-256 failed", title));
 }
 
 }  // namespace
@@ -98,11 +109,12 @@ Partitions collect_partitions(const std::vector<Split>& split_of) {
 // region: partition-rule
 // The title's hash picks a bucket; the bucket picks the split. Nothing but the title
 // goes in, so the split of a document never depends on its neighbours or its position.
-std::uint64_t title_bucket(std::string_view title) {
-  const Digest digest = sha256_digest(title).value_or(Digest{});
+std::expected<std::uint64_t, PartitionError> title_bucket(std::string_view title) {
+  const std::optional<Digest> digest = sha256_digest(title);
+  if (!digest) return reject_hash_failure(title);
   std::uint64_t h = 0;
   for (std::size_t k = 0; k < 8; ++k)  // the first 8 bytes, most significant first
-    h = (h << 8) | digest[k];
+    h = (h << 8) | (*digest)[k];
   return h % kBuckets;
 }
 
@@ -112,10 +124,12 @@ Split split_of_bucket(std::uint64_t bucket) noexcept {
   return Split::test;
 }
 
-Partitions assign_partitions(const Corpus& corpus) {
+std::expected<Partitions, PartitionError> assign_partitions(const Corpus& corpus) {
   std::vector<Split> split_of;
-  for (const Document& document : corpus.documents)
-    split_of.push_back(split_of_bucket(title_bucket(document.title)));
+  for (const Document& document : corpus.documents) {
+    const std::uint64_t bucket = LLMFS_TRY(title_bucket(document.title));
+    split_of.push_back(split_of_bucket(bucket));
+  }
   return collect_partitions(split_of);
 }
 // endregion: partition-rule

@@ -70,26 +70,8 @@ inline constexpr std::string_view kPartitionRule =
 /// SHA-256 of the corpus file's bytes, corpus_text(corpus).
 [[nodiscard]] std::string corpus_sha256(const Corpus& corpus);
 
-/// A title's bucket, 0–99: the first 8 bytes of SHA-256(title), big-endian, mod 100.
-[[nodiscard]] std::uint64_t title_bucket(std::string_view title);
-
-/// The split a bucket belongs to (0–89 train, 90–94 validation, 95–99 test).
-[[nodiscard]] Split split_of_bucket(std::uint64_t bucket) noexcept;
-
-/// The partitions of a corpus whose document d has split `split_of[d]`: three
-/// ascending lists of indices that together hold 0 … split_of.size() − 1 once each.
-[[nodiscard]] Partitions collect_partitions(const std::vector<Split>& split_of);
-
-/// Applies the rule to every document. The split of a document depends on its title
-/// alone, so reordering the corpus moves indices but never a document's split.
-[[nodiscard]] Partitions assign_partitions(const Corpus& corpus);
-
-/// The documents of one split, in corpus order (what Chapter 3 trains on).
-[[nodiscard]] Corpus documents_of(const Corpus& corpus, const Partitions& partitions,
-                                  Split split);
-
 // region: partition-errors
-/// What is wrong with a manifest.
+/// What is wrong with a manifest (or, for hash_failed, with computing the rule).
 enum class PartitionErrorCode {
   unreadable,        ///< the manifest is missing or cannot be read
   unwritable,        ///< the manifest could not be written (write_manifest)
@@ -101,18 +83,44 @@ enum class PartitionErrorCode {
   unknown_document,  ///< a title the corpus does not have
   duplicate_entry,   ///< a title listed twice
   missing_document,  ///< a corpus document the manifest does not list
+  hash_failed,       ///< libcrypto could not compute a title's SHA-256 (title_bucket)
 };
 
 /// The fixed description of a code, e.g. `"document listed twice"`.
 [[nodiscard]] std::string_view describe(PartitionErrorCode code) noexcept;
 
-/// A manifest error: the code, the stage (`"read partitions"`, `"write partitions"`),
+/// A manifest error: the code, the stage (`"read partitions"`, `"write partitions"`,
+/// `"partition rule"`),
 /// a detail naming the manifest, the line (counted from 1) and what was wrong, and for
 /// PartitionErrorCode::corpus the CorpusError it wraps. Formats as `read partitions:
 /// document listed twice (manifest m.tsv, line 7: "Faces 1" first listed on line 5)`.
 using PartitionError =
     StageError<PartitionErrorCode, PartitionErrorCode::corpus, CorpusError>;
 // endregion: partition-errors
+
+/// A title's bucket, 0–99: the first 8 bytes of SHA-256(title), big-endian, mod 100.
+/// \return the bucket, or PartitionErrorCode::hash_failed naming the title if
+///         libcrypto itself fails (it cannot allocate or load SHA-256; no input bytes
+///         make it fail).
+[[nodiscard]] std::expected<std::uint64_t, PartitionError> title_bucket(
+    std::string_view title);
+
+/// The split a bucket belongs to (0–89 train, 90–94 validation, 95–99 test).
+[[nodiscard]] Split split_of_bucket(std::uint64_t bucket) noexcept;
+
+/// The partitions of a corpus whose document d has split `split_of[d]`: three
+/// ascending lists of indices that together hold 0 … split_of.size() − 1 once each.
+[[nodiscard]] Partitions collect_partitions(const std::vector<Split>& split_of);
+
+/// Applies the rule to every document. The split of a document depends on its title
+/// alone, so reordering the corpus moves indices but never a document's split.
+/// \return the partitions, or the first title_bucket() error.
+[[nodiscard]] std::expected<Partitions, PartitionError> assign_partitions(
+    const Corpus& corpus);
+
+/// The documents of one split, in corpus order (what Chapter 3 trains on).
+[[nodiscard]] Corpus documents_of(const Corpus& corpus, const Partitions& partitions,
+                                  Split split);
 
 /// The manifest text for `partitions` of `corpus`: comment lines, `corpus_sha256`,
 /// `rule` and `documents` header lines, then one `title<TAB>split` line per document in
