@@ -1,7 +1,7 @@
 // Chapter 13: the chapter's claims. Expected values are derived by hand beside each
 // assertion (Taylor's theorem and the spacing of doubles), or read from the NumPy
-// reference tests/reference/data/autograd/ch13_gradcheck.txt (make_gradcheck_reference.py),
-// never taken from the code under test.
+// reference tests/reference/data/autograd/ch13_gradcheck.txt
+// (make_gradcheck_reference.py), never taken from the code under test.
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -36,7 +36,8 @@ struct Ch13Record {
 const std::vector<Ch13Record>& ch13_reference() {
   static const std::vector<Ch13Record> records = [] {
     std::vector<Ch13Record> out;
-    std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/autograd/ch13_gradcheck.txt");
+    std::ifstream file(LLMFS_SOURCE_DIR
+                       "/tests/reference/data/autograd/ch13_gradcheck.txt");
     EXPECT_TRUE(file) << "tests/reference/data/autograd/ch13_gradcheck.txt is missing";
     for (std::string line; std::getline(file, line);) {
       if (line.empty() || line[0] == '#') continue;

@@ -1,7 +1,7 @@
 // Chapter 14: the chapter's claims. Expected values are derived by hand beside each
 // assertion, or read from the PyTorch reference
-// tests/reference/data/autograd/ch14_scalar_autodiff.txt (make_scalar_autodiff_reference.py),
-// never taken from the code under test.
+// tests/reference/data/autograd/ch14_scalar_autodiff.txt
+// (make_scalar_autodiff_reference.py), never taken from the code under test.
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -39,7 +39,8 @@ const std::map<std::string, std::map<std::string, std::string>>& ch14_reference(
     std::map<std::string, std::map<std::string, std::string>> out;
     std::ifstream file(LLMFS_SOURCE_DIR
                        "/tests/reference/data/autograd/ch14_scalar_autodiff.txt");
-    EXPECT_TRUE(file) << "tests/reference/data/autograd/ch14_scalar_autodiff.txt is missing";
+    EXPECT_TRUE(file)
+        << "tests/reference/data/autograd/ch14_scalar_autodiff.txt is missing";
     for (std::string line; std::getline(file, line);) {
       if (line.empty() || line[0] == '#') continue;
       std::istringstream parts(line);

@@ -1,6 +1,7 @@
 // Chapter 15: the chapter's claims. Expected values are derived by hand beside each
-// assertion, or read from the PyTorch reference tests/reference/data/autograd/ch15_tape.txt
-// (make_tape_reference.py), never taken from the code under test.
+// assertion, or read from the PyTorch reference
+// tests/reference/data/autograd/ch15_tape.txt (make_tape_reference.py), never taken
+// from the code under test.
 #include <cmath>
 #include <fstream>
 #include <map>
