@@ -14,7 +14,8 @@
 #                    (TRACE=1 prints its trace records instead); CH=0 and CH=00 both work
 #   make sanitize    only the asan preset and its tests (the library's unit tests)
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
-#                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios
+#                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
+#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt)
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -90,6 +91,7 @@ bench:
 	@tools/run-bench.sh build/bench
 	@tools/run-bpe-bench.sh build/bench
 	@tools/run-tokenizer-bench.sh build/bench
+	@tools/run-loop-order-bench.sh build/bench
 
 strict:
 	@$(MAKE) --no-print-directory build PRESET=strict

@@ -109,7 +109,8 @@ TEST(Exercises, AnswersMatchTheHandDerivations) {
 // The reference file: one map of fields per CASE line.
 std::vector<std::map<std::string, std::string>> ch16_reference() {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/autograd/ch16_model_ops.txt");
+  std::ifstream file(LLMFS_SOURCE_DIR
+                     "/tests/reference/data/autograd/ch16_model_ops.txt");
   EXPECT_TRUE(file) << "tests/reference/data/autograd/ch16_model_ops.txt is missing";
   for (std::string line; std::getline(file, line);) {
     if (line.empty() || line[0] == '#') continue;

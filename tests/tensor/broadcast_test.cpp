@@ -1,3 +1,6 @@
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -122,6 +125,63 @@ TEST(SumTo, RejectsTargetThatDoesNotBroadcast) {
   // is not.
   EXPECT_FALSE(
       llmfs::tensor::sum_to(Tensor::zeros(Shape{2, 3}), Shape{4, 1}).has_value());
+}
+
+// x = [[1,-2,3],[4,5,-6]]: by hand, sums over axis 0 are (5,3,-3), over axis 1 (2,3).
+Tensor broadcast_reduce_fixture() {
+  return Tensor::from(Shape{2, 3}, {1, -2, 3, 4, 5, -6}).value();
+}
+
+TEST(Reduce, SumMeanMaxKeepTheAxis) {
+  const Tensor x = broadcast_reduce_fixture();
+  EXPECT_EQ(llmfs::tensor::reduce_sum(x, 0).value(),
+            Tensor::from(Shape{1, 3}, {5, 3, -3}).value());
+  EXPECT_EQ(llmfs::tensor::reduce_sum(x, 1).value(),
+            Tensor::from(Shape{2, 1}, {2, 3}).value());
+  EXPECT_EQ(llmfs::tensor::reduce_mean(x, 0).value(),
+            Tensor::from(Shape{1, 3}, {2.5, 1.5, -1.5}).value());
+  EXPECT_EQ(llmfs::tensor::reduce_max(x, 1).value(),
+            Tensor::from(Shape{2, 1}, {3, 5}).value());
+  // A rank-1 input reduces to [1], not to a scalar.
+  EXPECT_EQ(llmfs::tensor::reduce_max(Tensor::from(Shape{3}, {-1, -7, -2}).value(), 0)
+                .value(),
+            Tensor::from(Shape{1}, {-1}).value());
+}
+
+TEST(Reduce, MaxPropagatesNaNWhereverItIs) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (std::size_t at = 0; at < 3; ++at) {
+    std::vector<double> v{1.0, 2.0, 3.0};
+    v[at] = nan;
+    auto m = llmfs::tensor::reduce_max(Tensor::from(Shape{3}, v).value(), 0).value();
+    EXPECT_TRUE(std::isnan(m.values()[0])) << "NaN at " << at;
+  }
+  // −∞ everywhere is a maximum of −∞, not an error.
+  auto all_minus_inf = Tensor::full(Shape{2}, -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(llmfs::tensor::reduce_max(all_minus_inf, 0).value().values()[0],
+            -std::numeric_limits<double>::infinity());
+}
+
+TEST(Reduce, EmptyAxisSumsToZeroButHasNoMeanOrMax) {
+  const Tensor empty = Tensor::zeros(Shape{2, 0});
+  EXPECT_EQ(llmfs::tensor::reduce_sum(empty, 1).value(), Tensor::zeros(Shape{2, 1}));
+  // Reducing the other axis gives an empty result, which is fine for every reduction.
+  EXPECT_EQ(llmfs::tensor::reduce_max(empty, 0).value().shape(), (Shape{1, 0}));
+  auto mean = llmfs::tensor::reduce_mean(empty, 1);
+  ASSERT_FALSE(mean.has_value());
+  EXPECT_EQ(fmt::format("{}", mean.error()),
+            "reduce_mean: reduction over an empty axis: [2,0] (axis 1 has length 0)");
+  EXPECT_EQ(llmfs::tensor::reduce_max(empty, 1).error().code,
+            TensorErrorCode::empty_reduction);
+}
+
+TEST(Reduce, AxisPastTheRankIsRefused) {
+  auto r = llmfs::tensor::reduce_sum(broadcast_reduce_fixture(), 2);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(fmt::format("{}", r.error()),
+            "reduce_sum: axis out of range: [2,3] (axis 2 of rank 2)");
+  EXPECT_EQ(llmfs::tensor::reduce_mean(Tensor::scalar(1.0), 0).error().code,
+            TensorErrorCode::axis_out_of_range);
 }
 
 }  // namespace

@@ -1,5 +1,10 @@
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <random>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -110,6 +115,172 @@ TEST(Softmax, RankZeroIsErrorEmptyIsEmpty) {
   EXPECT_EQ(
       llmfs::tensor::softmax_last_axis(Tensor::zeros(Shape{3, 0})).value().shape(),
       (Shape{3, 0}));
+}
+
+// The naive reference, in long double (64-bit significand, exponent range to e^11356):
+// exp(x_j) / Σ exp(x_k) with no shift, exact enough for logits in [-30, 30].
+std::vector<long double> naive_long_double_softmax(std::span<const double> row) {
+  std::vector<long double> y;
+  long double total = 0.0L;
+  for (double x : row) {
+    y.push_back(std::exp(static_cast<long double>(x)));
+    total += y.back();
+  }
+  for (long double& v : y)
+    v /= total;
+  return y;
+}
+
+constexpr double kSoftmaxU = std::numeric_limits<double>::epsilon() / 2.0;
+
+TEST(Softmax, SeededRandomRowsAgreeWithTheNaiveReference) {
+  // 300 rows of 1..40 logits in [-30, 30): relative error of each probability at most
+  // (n + 4)·u·(1 + |x_j − m|)·2: the exp of a rounded difference, n − 1 roundings in
+  // the sum, one in the quotient (Chapter 12's derivation); sums within (2n − 1)·u.
+  std::mt19937_64 engine(1212);
+  std::uniform_real_distribution<double> value(-30.0, 30.0);
+  for (int c = 0; c < 300; ++c) {
+    const std::size_t n = 1 + engine() % 40;
+    std::vector<double> row(n);
+    for (double& x : row)
+      x = value(engine);
+    auto y =
+        llmfs::tensor::softmax_last_axis(Tensor::from(Shape{n}, row).value()).value();
+    const auto want = naive_long_double_softmax(row);
+    double m = row[0];
+    for (double x : row)
+      m = std::fmax(m, x);
+    double total = 0.0;
+    for (std::size_t j = 0; j < n; ++j) {
+      const double bound = 2.0 * (static_cast<double>(n) + 4.0) * kSoftmaxU *
+                           (1.0 + std::fabs(row[j] - m));
+      EXPECT_LE(std::fabs(static_cast<long double>(y.values()[j]) - want[j]),
+                bound * want[j])
+          << "case " << c << " entry " << j;
+      total += y.values()[j];
+    }
+    EXPECT_LE(std::fabs(total - 1.0), (2.0 * static_cast<double>(n) - 1.0) * kSoftmaxU);
+  }
+}
+
+TEST(Softmax, SeededRandomRowsAreShiftInvariantBitForBit) {
+  // Logits on a grid of 2^-20 and integer shifts below 2^20: x + c and (x + c) − (m +
+  // c) are exact, so the shifted row must give the same bits.
+  std::mt19937_64 engine(1213);
+  for (int c = 0; c < 300; ++c) {
+    const std::size_t n = 1 + engine() % 40;
+    std::vector<double> row(n), moved(n);
+    const double shift = static_cast<double>(
+        static_cast<std::int64_t>(engine() % (1u << 21)) - (1 << 20));
+    for (std::size_t j = 0; j < n; ++j) {
+      row[j] = static_cast<double>(static_cast<std::int64_t>(engine() % (1u << 26)) -
+                                   (1 << 25)) /
+               1048576.0;
+      moved[j] = row[j] + shift;
+    }
+    auto y =
+        llmfs::tensor::softmax_last_axis(Tensor::from(Shape{n}, row).value()).value();
+    auto ys =
+        llmfs::tensor::softmax_last_axis(Tensor::from(Shape{n}, moved).value()).value();
+    ASSERT_TRUE(std::equal(y.values().begin(), y.values().end(), ys.values().begin()))
+        << "case " << c << " shift " << shift;
+  }
+}
+
+TEST(LogSoftmax, HandValuesAndUnderflow) {
+  // [1, 2, 3]: m = 3, ln(e^-2 + e^-1 + 1) = 0.40760596444438; y = x − 3 − 0.4076...
+  auto y =
+      llmfs::tensor::log_softmax_last_axis(Tensor::from(Shape{3}, {1, 2, 3}).value())
+          .value();
+  EXPECT_NEAR(y.values()[0], -2.40760596444438, 1e-14);
+  EXPECT_NEAR(y.values()[1], -1.40760596444438, 1e-14);
+  EXPECT_NEAR(y.values()[2], -0.40760596444438, 1e-14);
+  // [0, −800]: ln(1 + exp(−800)) = ln 1 = 0 in doubles, so exactly [0, −800]; and a −∞
+  // logit stays −∞.
+  auto u = llmfs::tensor::log_softmax_last_axis(
+               Tensor::from(Shape{2, 2}, {0, -800, -inf, 5}).value())
+               .value();
+  EXPECT_EQ(u.values()[0], 0.0);
+  EXPECT_EQ(u.values()[1], -800.0);
+  EXPECT_EQ(u.values()[2], -inf);
+  EXPECT_EQ(u.values()[3], 0.0);
+}
+
+TEST(LogSoftmax, SeededRandomRowsAreTheLogOfSoftmaxWhereRepresentable) {
+  // Where y_j is a normal double, |log_softmax_j − log(y_j)| ≤ 4u·(|x_j − m| + n + 2):
+  // the rounding of x_j − m, of the log of the sum, and log's of y_j's relative error.
+  std::mt19937_64 engine(1214);
+  std::uniform_real_distribution<double> value(-50.0, 50.0);
+  for (int c = 0; c < 300; ++c) {
+    const std::size_t n = 1 + engine() % 40;
+    std::vector<double> row(n);
+    for (double& x : row)
+      x = value(engine);
+    const Tensor x = Tensor::from(Shape{n}, row).value();
+    auto y = llmfs::tensor::softmax_last_axis(x).value();
+    auto ly = llmfs::tensor::log_softmax_last_axis(x).value();
+    double m = row[0];
+    for (double v : row)
+      m = std::fmax(m, v);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (y.values()[j] < std::numeric_limits<double>::min()) continue;
+      EXPECT_LE(
+          std::fabs(ly.values()[j] - std::log(y.values()[j])),
+          4.0 * kSoftmaxU * (std::fabs(row[j] - m) + static_cast<double>(n) + 2.0))
+          << "case " << c << " entry " << j;
+    }
+  }
+}
+
+TEST(LogSoftmax, ErrorsNameTheirOp) {
+  auto r = llmfs::tensor::log_softmax_last_axis(
+      Tensor::from(Shape{2, 2}, {0, 1, -inf, -inf}).value());
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(fmt::format("{}", r.error()),
+            "log_softmax_last_axis: fully masked row: [2,2] (row 1 is entirely -inf)");
+  EXPECT_EQ(
+      llmfs::tensor::log_softmax_last_axis(Tensor::zeros(Shape{3, 0})).value().shape(),
+      (Shape{3, 0}));
+}
+
+TEST(LogSumExp, ShapesHandValuesAndMinusInfinity) {
+  // [[0, 0, 0, 0], [1000, 1000, −∞, −∞], [−∞, −∞, −∞, −∞]]: ln 4, 1000 + ln 2, and
+  // ln 0 = −∞ (defined, unlike softmax there). The last axis is summed away.
+  auto y = llmfs::tensor::logsumexp_last_axis(
+               Tensor::from(Shape{3, 4}, {0, 0, 0, 0, 1000, 1000, -inf, -inf, -inf,
+                                          -inf, -inf, -inf})
+                   .value())
+               .value();
+  EXPECT_EQ(y.shape(), (Shape{3}));
+  EXPECT_NEAR(y.values()[0], std::log(4.0), 4e-16);
+  EXPECT_NEAR(y.values()[1], 1000.0 + std::log(2.0), 2.3e-13);
+  EXPECT_EQ(y.values()[2], -inf);
+  // Rank 1 gives rank 0; a row of length 0 is an empty sum, ln 0 = −∞; no rows, none.
+  EXPECT_EQ(llmfs::tensor::logsumexp_last_axis(Tensor::from(Shape{2}, {0, 0}).value())
+                .value()
+                .shape(),
+            (Shape{}));
+  auto empty = llmfs::tensor::logsumexp_last_axis(Tensor::zeros(Shape{2, 0})).value();
+  EXPECT_EQ(empty.shape(), (Shape{2}));
+  EXPECT_EQ(empty.values()[0], -inf);
+  EXPECT_EQ(
+      llmfs::tensor::logsumexp_last_axis(Tensor::zeros(Shape{0, 3})).value().shape(),
+      (Shape{0}));
+}
+
+TEST(LogSumExp, RefusesNanPositiveInfinityAndRankZero) {
+  auto nan = llmfs::tensor::logsumexp_last_axis(
+      Tensor::from(Shape{2}, {0, std::numeric_limits<double>::quiet_NaN()}).value());
+  ASSERT_FALSE(nan.has_value());
+  EXPECT_EQ(fmt::format("{}", nan.error()),
+            "logsumexp_last_axis: non-finite input: [2] (row 0 entry 1 is nan)");
+  auto pos =
+      llmfs::tensor::logsumexp_last_axis(Tensor::from(Shape{2}, {inf, 0}).value());
+  ASSERT_FALSE(pos.has_value());
+  EXPECT_EQ(pos.error().code, TensorErrorCode::non_finite_input);
+  auto r0 = llmfs::tensor::logsumexp_last_axis(Tensor::scalar(1.0));
+  ASSERT_FALSE(r0.has_value());
+  EXPECT_EQ(r0.error().code, TensorErrorCode::rank_too_small);
 }
 
 }  // namespace

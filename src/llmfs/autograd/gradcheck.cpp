@@ -61,7 +61,9 @@ bool GradientCheckReport::passed() const noexcept {
 
 // region: central-difference
 double perturbation(double x, double step) noexcept {
-  return step * std::max(1.0, std::abs(x));
+  // |x| first: std::max returns its first argument when the comparison is false, so a
+  // NaN coordinate gets a NaN step (and is refused), never the finite step of x = 1.
+  return step * std::max(std::abs(x), 1.0);
 }
 
 ProbePoints probe_points(double x, double step) noexcept {

@@ -5,6 +5,7 @@
 
 #include <llmfs/autograd/model_ops.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/tensor/softmax.hpp>
 
 namespace llmfs::autograd {
 
@@ -178,15 +179,8 @@ std::expected<TensorValue, AutogradError> log_softmax_last_axis(const TensorValu
                                    {in->shape()}, "needs a last axis"));
   LLMFS_TRY(check_finite("log_softmax", *in));
   const std::size_t width = in->shape()[in->rank() - 1];
-  // Forward, row by row: y_j = (x_j − m) − log Σ_k exp(x_k − m).
-  Tensor out = Tensor::zeros(in->shape());
-  auto y = out.mutable_values();
-  const auto xv = in->values();
-  for (std::size_t start = 0; width > 0 && start < xv.size(); start += width) {
-    const ShiftedRow r = shifted(xv.subspan(start, width));
-    for (std::size_t j = 0; j < width; ++j)
-      y[start + j] = (xv[start + j] - r.max) - std::log(r.total);
-  }
+  // Forward: chapter 12's y_j = (x_j − m) − log Σ_k exp(x_k − m), row by row.
+  Tensor out = LLMFS_TRY_AT("log_softmax", tensor::log_softmax_last_axis(*in));
   return record_op("log_softmax", std::move(out), {x},
                    [width](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // Backward: gx_j = g_j − softmax_j · Σ_k g_k, with softmax_j =

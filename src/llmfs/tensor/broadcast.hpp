@@ -1,8 +1,10 @@
 // Chapter 10
 #pragma once
 /// \file
-/// \brief Elementwise arithmetic with numpy broadcasting, and sums (Chapter 10).
+/// \brief Elementwise arithmetic with numpy broadcasting, sums and reductions over an
+/// axis, and sum_to, the adjoint of broadcasting (Chapter 10).
 
+#include <cstddef>
 #include <expected>
 
 #include <llmfs/tensor/tensor.hpp>
@@ -39,12 +41,32 @@ namespace llmfs::tensor {
 /// \return no error: every input has a result (the error type is never produced).
 [[nodiscard]] std::expected<Tensor, TensorError> sum(const Tensor& input);
 
+// region: reductions-api
+/// The sum over one axis, kept with length 1 (numpy `sum(axis, keepdims=True)`):
+/// `[2,3] -> [2,1]` for axis 1, so the result broadcasts back against the input. Each
+/// output element adds its terms from 0.0 in increasing index along the axis. An empty
+/// axis sums to 0.0. \return TensorErrorCode::axis_out_of_range (op `"reduce_sum"`) if
+/// `axis >= input.rank()`.
+[[nodiscard]] std::expected<Tensor, TensorError> reduce_sum(const Tensor& input,
+                                                            std::size_t axis);
+/// The mean over one axis, kept with length 1: reduce_sum divided by the axis length.
+/// \return TensorErrorCode::axis_out_of_range, or TensorErrorCode::empty_reduction if
+///         the axis has length 0 (a mean of nothing is undefined); op `"reduce_mean"`.
+[[nodiscard]] std::expected<Tensor, TensorError> reduce_mean(const Tensor& input,
+                                                             std::size_t axis);
+/// The maximum over one axis, kept with length 1. A NaN anywhere along the axis makes
+/// that output NaN (as numpy's `max`). \return TensorErrorCode::axis_out_of_range, or
+/// TensorErrorCode::empty_reduction if the axis has length 0 (the maximum of nothing
+/// does not exist); op `"reduce_max"`.
+[[nodiscard]] std::expected<Tensor, TensorError> reduce_max(const Tensor& input,
+                                                            std::size_t axis);
+// endregion: reductions-api
+
 /// Reduces a broadcast result back to `target` by summing over the axes that
-/// broadcasting expanded: the adjoint of broadcasting, used by backward passes.
-/// `[2,3,4] -> [3,1]` sums axis 0 and axis 2. Elements are added in row-major order of
-/// the input. \return TensorErrorCode::reduce_mismatch (op `"sum_to"`) if `target` does
-/// not broadcast
-///         to the input's shape.
+/// broadcasting expanded: the adjoint of broadcasting, used by backward passes
+/// (Chapter 15). `[2,3,4] -> [3,1]` sums axis 0 and axis 2. Elements are added in
+/// row-major order of the input. \return TensorErrorCode::reduce_mismatch (op
+/// `"sum_to"`) if `target` does not broadcast to the input's shape.
 [[nodiscard]] std::expected<Tensor, TensorError> sum_to(const Tensor& input,
                                                         const Shape& target);
 

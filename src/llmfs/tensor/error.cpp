@@ -16,6 +16,7 @@ std::string_view describe(TensorErrorCode code) noexcept {
       return "target shape does not broadcast to input";
     case TensorErrorCode::non_finite_input: return "non-finite input";
     case TensorErrorCode::fully_masked_row: return "fully masked row";
+    case TensorErrorCode::empty_reduction: return "reduction over an empty axis";
   }
   return "unknown tensor error";
 }

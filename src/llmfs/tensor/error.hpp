@@ -26,6 +26,7 @@ enum class TensorErrorCode {
   reduce_mismatch,   ///< sum_to: the target shape does not broadcast to the input shape
   non_finite_input,  ///< softmax: a NaN or +∞ logit
   fully_masked_row,  ///< softmax: every logit of a row is −∞ (no key is allowed)
+  empty_reduction,   ///< reduce_mean, reduce_max: the reduced axis has length 0
 };
 
 /// The fixed description of a code, e.g. `"fully masked row"`.

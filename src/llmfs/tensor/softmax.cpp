@@ -1,58 +1,99 @@
 // Chapter 12
 #include <cmath>
 #include <limits>
+#include <span>
+#include <string_view>
+#include <vector>
 
+#include <llmfs/core/try.hpp>
 #include <llmfs/tensor/softmax.hpp>
 
 namespace llmfs::tensor {
 
-std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {
+namespace {
+
+constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
+
+// region: softmax-checks
+// Rank >= 1, no NaN or +∞ anywhere, and, unless the operation is defined there, at
+// least one entry above −∞ in every row. Checked for every row before any is computed.
+[[nodiscard]] std::expected<void, TensorError> check_logits(std::string_view op,
+                                                            const Tensor& logits,
+                                                            bool allow_masked_rows) {
   const Shape& shape = logits.shape();
   if (shape.rank() == 0) {
-    return std::unexpected(TensorError{TensorErrorCode::rank_too_small,
-                                       "softmax_last_axis",
-                                       {shape},
-                                       "needs rank >= 1"});
+    return std::unexpected(TensorError{
+        TensorErrorCode::rank_too_small, std::string(op), {shape}, "needs rank >= 1"});
   }
   const std::size_t width = shape[shape.rank() - 1];
-  Tensor out = Tensor::zeros(shape);
-  if (width == 0 || logits.size() == 0) return out;
-  const std::size_t rows = logits.size() / width;
+  if (width == 0) return {};
   const auto in = logits.values();
-
-  // Validate every row before computing anything.
-  for (std::size_t r = 0; r < rows; ++r) {
-    const auto row = in.subspan(r * width, width);
+  for (std::size_t r = 0; r < in.size() / width; ++r) {
     bool any_allowed = false;
     for (std::size_t j = 0; j < width; ++j) {
-      if (std::isnan(row[j]) || row[j] == std::numeric_limits<double>::infinity()) {
+      const double x = in[r * width + j];
+      if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
         return std::unexpected(
             TensorError{TensorErrorCode::non_finite_input,
-                        "softmax_last_axis",
+                        std::string(op),
                         {shape},
-                        fmt::format("row {} entry {} is {}", r, j, row[j])});
+                        fmt::format("row {} entry {} is {}", r, j, x)});
       }
-      if (row[j] != -std::numeric_limits<double>::infinity()) any_allowed = true;
+      if (x != kMinusInfinity) any_allowed = true;
     }
-    if (!any_allowed) {
+    if (!any_allowed && !allow_masked_rows) {
       return std::unexpected(TensorError{TensorErrorCode::fully_masked_row,
-                                         "softmax_last_axis",
+                                         std::string(op),
                                          {shape},
                                          fmt::format("row {} is entirely -inf", r)});
     }
   }
+  return {};
+}
+// endregion: softmax-checks
 
-  // Subtract the row maximum, exponentiate, normalise.
+// region: row-max
+// m = max_k x_k, the shift: after it the largest exponent is exp(0) = 1. −∞ for a row
+// of length 0 or of only −∞ entries.
+double row_max(std::span<const double> row) {
+  double m = kMinusInfinity;
+  for (double x : row)
+    m = std::fmax(m, x);
+  return m;
+}
+// endregion: row-max
+
+// region: log-sum-exp-row
+// log Σ_k exp(x_k − m) for the row's maximum m: every term is at most 1 and the
+// largest is exactly 1, so the sum lies in [1, n], its log in [0, log n], and nothing
+// overflows or underflows to 0. Adding m back gives log Σ_k exp(x_k).
+double log_sum_exp_shifted(std::span<const double> row, double m) {
+  double total = 0.0;
+  for (double x : row)
+    total += std::exp(x - m);  // exp(−∞ − m) is exactly 0.0
+  return std::log(total);
+}
+// endregion: log-sum-exp-row
+
+}  // namespace
+
+// region: softmax
+std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {
+  // logits: [..., n] -> probabilities [..., n], each row summing to 1
+  LLMFS_TRY(check_logits("softmax_last_axis", logits, false));
+  const std::size_t width = logits.shape()[logits.shape().rank() - 1];
+  Tensor out = Tensor::zeros(logits.shape());
+  if (width == 0) return out;
+  const auto in = logits.values();
   auto y = out.mutable_values();
-  for (std::size_t r = 0; r < rows; ++r) {
+  for (std::size_t r = 0; r < in.size() / width; ++r) {
     const auto row = in.subspan(r * width, width);
     auto out_row = y.subspan(r * width, width);
-    double row_max = -std::numeric_limits<double>::infinity();
-    for (double x : row)
-      row_max = std::fmax(row_max, x);
+    // Subtract the row maximum, exponentiate, normalise
+    const double m = row_max(row);
     double total = 0.0;
     for (std::size_t j = 0; j < width; ++j) {
-      out_row[j] = std::exp(row[j] - row_max);  // exp(-inf) is exactly 0.0
+      out_row[j] = std::exp(row[j] - m);  // exp(−∞) is exactly 0.0
       total += out_row[j];
     }
     for (double& v : out_row)
@@ -60,5 +101,47 @@ std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {
   }
   return out;
 }
+// endregion: softmax
+
+// region: log-softmax
+std::expected<Tensor, TensorError> log_softmax_last_axis(const Tensor& logits) {
+  // logits: [..., n] -> log-probabilities [..., n]: x_j − logsumexp(x)
+  LLMFS_TRY(check_logits("log_softmax_last_axis", logits, false));
+  const std::size_t width = logits.shape()[logits.shape().rank() - 1];
+  Tensor out = Tensor::zeros(logits.shape());
+  if (width == 0) return out;
+  const auto in = logits.values();
+  auto y = out.mutable_values();
+  for (std::size_t r = 0; r < in.size() / width; ++r) {
+    const auto row = in.subspan(r * width, width);
+    const double m = row_max(row);
+    const double log_total = log_sum_exp_shifted(row, m);  // in [0, log n]
+    for (std::size_t j = 0; j < width; ++j)
+      y[r * width + j] = (row[j] - m) - log_total;  // −∞ stays −∞
+  }
+  return out;
+}
+// endregion: log-softmax
+
+// region: logsumexp
+std::expected<Tensor, TensorError> logsumexp_last_axis(const Tensor& logits) {
+  // logits: [..., n] -> [...]: the last axis summed away, one log-sum-exp per row
+  LLMFS_TRY(check_logits("logsumexp_last_axis", logits, true));
+  std::vector<std::size_t> leading = logits.shape().as_vector();
+  const std::size_t width = leading.back();
+  leading.pop_back();
+  Tensor out = Tensor::full(Shape(std::move(leading)), kMinusInfinity);
+  if (width == 0) return out;  // every row is empty: log 0 = −∞
+  const auto in = logits.values();
+  auto y = out.mutable_values();
+  for (std::size_t r = 0; r < y.size(); ++r) {
+    const auto row = in.subspan(r * width, width);
+    const double m = row_max(row);
+    if (m == kMinusInfinity) continue;  // only −∞ entries: log 0 = −∞, already there
+    y[r] = m + log_sum_exp_shifted(row, m);
+  }
+  return out;
+}
+// endregion: logsumexp
 
 }  // namespace llmfs::tensor

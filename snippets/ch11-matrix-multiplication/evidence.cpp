@@ -1,0 +1,179 @@
+// Chapter 11
+#include "evidence.hpp"
+
+#include <cstring>
+#include <random>
+#include <set>
+
+#include <llmfs/core/try.hpp>
+
+namespace ch11 {
+
+using llmfs::tensor::matmul;
+
+namespace {
+
+template <std::size_t N>
+Tensor tensor_of(Shape shape, const std::array<double, N>& values) {
+  return Tensor::from(std::move(shape),
+                      std::vector<double>(values.begin(), values.end()))
+      .value();  // the fixture's sizes match by construction
+}
+
+Tensor uniform(Shape shape, std::uint64_t seed) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  Tensor t = Tensor::zeros(std::move(shape));
+  for (double& v : t.mutable_values())
+    v = dist(engine);
+  return t;
+}
+
+}  // namespace
+
+Tensor left() {
+  return tensor_of(Shape{2, 3}, kLeft);
+}
+Tensor right() {
+  return tensor_of(Shape{3, 2}, kRight);
+}
+
+// region: triple-loop
+// The definition, c[i,j] = Σ_p a[i,p]·b[p,j], as three loops: one dot product of a row
+// of a with a column of b per output element, summed from 0.0 in increasing p.
+Tensor naive_matmul(const Tensor& a, const Tensor& b) {
+  const std::size_t n = a.shape()[0], k = a.shape()[1], m = b.shape()[1];
+  Tensor c = Tensor::zeros(Shape{n, m});
+  const auto av = a.values(), bv = b.values();
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < m; ++j) {
+      double sum = 0.0;
+      for (std::size_t p = 0; p < k; ++p)
+        sum += av[i * k + p] * bv[p * m + j];
+      c.mutable_values()[i * m + j] = sum;
+    }
+  return c;
+}
+
+// 2·n·k·m per matrix pair (k multiplications and k additions per output element), times
+// the number of pairs: the product of the broadcast batch axes.
+double matmul_flops(const Shape& a, const Shape& b) {
+  double pairs = 1.0;
+  const std::size_t ra = a.rank(), rb = b.rank();
+  for (std::size_t i = 3; i <= std::max(ra, rb); ++i)
+    pairs *=
+        static_cast<double>(std::max(i <= ra ? a[ra - i] : 1, i <= rb ? b[rb - i] : 1));
+  return 2.0 * pairs * static_cast<double>(a[ra - 2] * a[ra - 1] * b[rb - 1]);
+}
+// endregion: triple-loop
+
+// region: loop-orders
+// The two orders' loops with the arithmetic replaced by a record of the b offset read,
+// for the first pass of the inner loop: i-j-k walks down a column of b (stride m),
+// i-k-j along a row (stride 1).
+std::vector<std::size_t> inner_loop_reads(LoopOrder order, std::size_t n, std::size_t k,
+                                          std::size_t m) {
+  std::vector<std::size_t> reads;
+  for (std::size_t i = 0; i < n && reads.empty(); ++i) {
+    if (order == LoopOrder::ijk) {
+      for (std::size_t j = 0; j < m && reads.empty(); ++j)
+        for (std::size_t p = 0; p < k; ++p)
+          reads.push_back(p * m + j);  // b[p,j]
+    } else {
+      for (std::size_t p = 0; p < k && reads.empty(); ++p)
+        for (std::size_t j = 0; j < m; ++j)
+          reads.push_back(p * m + j);  // b[p,j]
+    }
+  }
+  return reads;
+}
+// endregion: loop-orders
+
+// region: multiply-fixture
+// a·b by the library; a stack of two left matrices times one b (b's missing batch axis
+// broadcasts); and the batch shape of [2,1,2,3]·[3,3,2].
+Step<Evidence> multiply_fixture() {
+  Evidence e;
+  e.product = LLMFS_TRY_AT("a·b", matmul(left(), right()));
+  e.flops = matmul_flops(left().shape(), right().shape());
+  std::vector<double> stack(kLeft.begin(), kLeft.end());
+  stack.insert(stack.end(), kSelector.begin(), kSelector.end());
+  const Tensor stacked = LLMFS_TRY_AT("stack", Tensor::from(Shape{2, 2, 3}, stack));
+  e.stacked = LLMFS_TRY_AT("[a; selector]·b", matmul(stacked, right()));
+  const Tensor grid = Tensor::zeros(Shape{2, 1, 2, 3});
+  e.broadcast_batch =
+      LLMFS_TRY_AT("batch broadcast", matmul(grid, Tensor::zeros(Shape{3, 3, 2})))
+          .shape();
+  return e;
+}
+// endregion: multiply-fixture
+
+// region: compare-orders
+// The naive i-j-k loop against the library's i-p-j kernel on a random [37,53]·[53,29],
+// bit for bit; then every sum run from p = k−1 down to 0, which changes the rounding.
+Step<Evidence> compare_orders(Evidence e) {
+  const Tensor a = uniform(Shape{kRandomN, kRandomK}, 11);
+  const Tensor b = uniform(Shape{kRandomK, kRandomM}, 12);
+  const Tensor library = LLMFS_TRY_AT("random a·b", matmul(a, b));
+  e.naive_bitwise = llmfs::tensor::bitwise_equal(library, naive_matmul(a, b));
+  for (std::size_t i = 0; i < kRandomN; ++i)
+    for (std::size_t j = 0; j < kRandomM; ++j) {
+      double backwards = 0.0;
+      for (std::size_t p = kRandomK; p-- > 0;)
+        backwards += a.values()[i * kRandomK + p] * b.values()[p * kRandomM + j];
+      e.reversed_differ += backwards != library.values()[i * kRandomM + j] ? 1 : 0;
+    }
+  e.reads = {inner_loop_reads(LoopOrder::ijk, 2, 3, 2),
+             inner_loop_reads(LoopOrder::ikj, 2, 3, 2)};
+  return e;
+}
+// endregion: compare-orders
+
+// region: shape-errors
+std::vector<std::array<std::string, 2>> shape_errors() {
+  using snippets::error_text;
+  return {
+      {"vector_times_matrix",
+       error_text(matmul(Tensor::zeros(Shape{3}), Tensor::zeros(Shape{3, 2})))},
+      {"inner_mismatch", error_text(matmul(left(), left()))},
+      {"batch_mismatch", error_text(matmul(Tensor::zeros(Shape{2, 2, 3}),
+                                           Tensor::zeros(Shape{3, 3, 2})))},
+  };
+}
+// endregion: shape-errors
+
+// region: exercises
+Step<Exercises> solve_exercises() {
+  Exercises x;
+  x.linear_flops =
+      matmul_flops(Shape{kBatch, kTokens, kWidth}, Shape{kWidth, 4 * kWidth});
+  const Tensor product = LLMFS_TRY_AT(
+      "exercise 2",
+      matmul(Tensor::zeros(Shape{2, 1, 4, 3}), Tensor::zeros(Shape{5, 3, 6})));
+  x.batched_shape = product.shape();
+  x.kernel_calls = product.size() / (4 * 6);
+  for (const LoopOrder order : {LoopOrder::ijk, LoopOrder::ikj}) {
+    const auto reads = inner_loop_reads(order, kLarge, kLarge, kLarge);
+    const auto o = static_cast<std::size_t>(order);
+    x.stride_bytes[o] = (reads[1] - reads[0]) * sizeof(double);
+    std::set<std::size_t> lines;
+    for (const std::size_t r : reads)
+      lines.insert(r * sizeof(double) / kCacheLine);
+    x.lines_touched[o] = lines.size();
+    x.elements_read[o] = reads.size();
+  }
+  return x;
+}
+// endregion: exercises
+
+// region: gather
+Step<Evidence> gather() {
+  Evidence e = LLMFS_TRY_AT("fixture", multiply_fixture());
+  e = LLMFS_TRY_AT("loop orders", compare_orders(std::move(e)));
+  e.errors = shape_errors();
+  e.exercises = LLMFS_TRY_AT("exercises", solve_exercises());
+  return e;
+}
+// endregion: gather
+
+}  // namespace ch11

@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+"""Write (or check) Chapter 11's matrix-multiplication reference:
+tests/reference/data/tensor/ch11_matmul.txt.
+
+    /usr/bin/python3 tests/reference/make_matmul_reference.py          # rewrite the file
+    /usr/bin/python3 tests/reference/make_matmul_reference.py --check  # exit 1 if stale
+
+Written from chapters/11-matrix-multiplication.md, not from the C++: NumPy float64
+`np.matmul`, which multiplies over the last two axes and broadcasts the leading (batch) axes
+by the rule of chapter 10. The inputs are drawn by SplitMix64 (seed 11) as uniform doubles in
+[-1, 1) and stored beside the outputs, so the C++ test (tests/chapters/ch11_reference_test.cpp)
+needs no Python. NumPy hands the products to BLAS, which may add in another order and with
+fused multiply-adds: the test compares to 1e-14 per term, not to the bit.
+
+Format (tests/support/reference_data.hpp): `NAME|shape=[..]|values=v0,v1,...`, row-major,
+17 significant digits.
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from text_common import SplitMix64, write_or_check
+
+DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch11_matmul.txt"
+SEED = 11
+CASES = {  # name: (left shape, right shape)
+    "plain": ((9, 13), (13, 6)),
+    "batched": ((2, 1, 5, 7), (3, 7, 4)),
+    "linear": ((2, 4, 8), (8, 3)),
+}
+
+
+def uniform(rng, shape):
+    count = int(np.prod(shape))
+    values = [((rng.next() >> 11) * 2.0 ** -53) * 2.0 - 1.0 for _ in range(count)]
+    return np.array(values, dtype=np.float64).reshape(shape)
+
+
+def line(name, array):
+    array = np.asarray(array, dtype=np.float64)
+    shape = ",".join(str(n) for n in array.shape)
+    values = ",".join("%.17g" % v for v in array.reshape(-1))
+    return "%s|shape=[%s]|values=%s" % (name, shape, values)
+
+
+def render():
+    rng = SplitMix64(SEED)
+    lines = ["# script: tests/reference/make_matmul_reference.py",
+             "# numpy: %s" % np.__version__, "# dtype: float64", "# seed: %d" % SEED]
+    for name, (sa, sb) in CASES.items():
+        a, b = uniform(rng, sa), uniform(rng, sb)
+        lines += [line(name + "_a", a), line(name + "_b", b), line(name + "_c", np.matmul(a, b))]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    check = "--check" in sys.argv[1:]
+    return write_or_check(DATA, render(), check,
+                          "/usr/bin/python3 tests/reference/make_matmul_reference.py")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
