@@ -14,6 +14,7 @@ using tensor::Shape;
 using tensor::Tensor;
 using tensor::TensorError;
 
+// region: inputs-checks
 // The forward values of an op's inputs, after checking that they are live and share one
 // tape.
 template <std::size_t N>
@@ -36,7 +37,9 @@ template <std::size_t N>
   }
   return out;
 }
+// endregion: inputs-checks
 
+// region: accumulate-reduced
 // Adds `gradient`, reduced to the parent's shape, into parent `index` if it wants one.
 [[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
     BackwardContext& ctx, std::size_t index, const Tensor& gradient,
@@ -53,11 +56,13 @@ template <std::size_t N>
 [[nodiscard]] std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
   return tensor::transpose(t, t.rank() - 2, t.rank() - 1);
 }
+// endregion: accumulate-reduced
 
 }  // namespace
 
 // add / subtract / multiply
 
+// region: add-subtract
 std::expected<TensorValue, AutogradError> add(const TensorValue& a,
                                               const TensorValue& b) {
   auto in = LLMFS_TRY(inputs_of<2>("add", {&a, &b}));
@@ -85,7 +90,9 @@ std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
         return accumulate_reduced(ctx, 1, negated, "subtract backward");
       });
 }
+// endregion: add-subtract
 
+// region: multiply-op
 std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
                                                    const TensorValue& b) {
   auto in = LLMFS_TRY(inputs_of<2>("multiply", {&a, &b}));
@@ -104,9 +111,11 @@ std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
                      return {};
                    });
 }
+// endregion: multiply-op
 
 // scale
 
+// region: scale-op
 std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double factor) {
   auto in = LLMFS_TRY(inputs_of<1>("scale", {&a}));
   Tensor out = LLMFS_TRY_AT("scale", tensor::scale(*in[0], factor));
@@ -118,9 +127,11 @@ std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double fac
         return ctx.accumulate(0, g);
       });
 }
+// endregion: scale-op
 
 // matmul
 
+// region: matmul-op
 std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
                                                  const TensorValue& b) {
   auto in = LLMFS_TRY(inputs_of<2>("matmul", {&a, &b}));
@@ -147,9 +158,11 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
         return {};
       });
 }
+// endregion: matmul-op
 
 // reshape / transpose
 
+// region: reshape-transpose
 std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
                                                   tensor::Shape shape) {
   auto in = LLMFS_TRY(inputs_of<1>("reshape", {&a}));
@@ -177,9 +190,11 @@ std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
         return ctx.accumulate(0, g);
       });
 }
+// endregion: reshape-transpose
 
 // slice
 
+// region: slice-op
 std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
                                                           std::size_t begin,
                                                           std::size_t end) {
@@ -206,9 +221,11 @@ std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
                      return ctx.accumulate(0, ga);
                    });
 }
+// endregion: slice-op
 
 // sum
 
+// region: sum-op
 std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
   auto in = LLMFS_TRY(inputs_of<1>("sum", {&a}));
   Tensor out = LLMFS_TRY_AT("sum", tensor::sum(*in[0]));
@@ -219,6 +236,7 @@ std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
                                                            ctx.upstream().values()[0]));
                    });
 }
+// endregion: sum-op
 
 // softmax
 

@@ -7,6 +7,7 @@ namespace llmfs::autograd {
 
 namespace {
 
+// region: tape-helpers
 AutogradError released_error(std::string_view op, std::string detail = {}) {
   return AutogradError{
       AutogradErrorCode::released_input, std::string(op), std::move(detail), {}};
@@ -18,11 +19,13 @@ void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
   for (std::size_t i = 0; i < t.size(); ++i)
     t[i] += a[i];
 }
+// endregion: tape-helpers
 
 }  // namespace
 
 // TensorValue
 
+// region: handle-access
 TensorValue::TensorValue(std::shared_ptr<detail::TapeState> state, std::size_t node,
                          tensor::Shape shape, bool requires_gradient)
     : state_(std::move(state)),
@@ -53,9 +56,11 @@ std::expected<tensor::Tensor, AutogradError> TensorValue::gradient() const {
 Tape TensorValue::tape() const {
   return Tape(state_ ? state_ : std::make_shared<detail::TapeState>());
 }
+// endregion: handle-access
 
 // BackwardContext
 
+// region: accumulate-checks
 std::expected<void, AutogradError> BackwardContext::accumulate(
     std::size_t parent, const tensor::Tensor& contribution) {
   if (parent >= parent_values_.size()) {
@@ -71,11 +76,13 @@ std::expected<void, AutogradError> BackwardContext::accumulate(
   add_into(*parent_gradients_[parent], contribution);
   return {};
 }
+// endregion: accumulate-checks
 
 // TapeState
 
 namespace detail {
 
+// region: append
 TensorValue TapeState::append(Node node) {
   if (released) {
     // A handle that points past the (empty) node list: every use reports
@@ -89,7 +96,9 @@ TensorValue TapeState::append(Node node) {
   nodes.push_back(std::move(node));
   return TensorValue(shared_from_this(), id, std::move(shape), wants_gradient);
 }
+// endregion: append
 
+// region: live-node-checks
 std::expected<Node*, AutogradError> TapeState::live_node(const TensorValue& value,
                                                          std::string_view op) {
   if (!value.state_) return std::unexpected(released_error(op, "empty handle"));
@@ -98,10 +107,11 @@ std::expected<Node*, AutogradError> TapeState::live_node(const TensorValue& valu
   }
   return &value.state_->nodes[value.node_];
 }
+// endregion: live-node-checks
 
-std::expected<TensorValue, AutogradError> TapeState::record(
-    std::string_view op, tensor::Tensor value, std::vector<TensorValue> parents,
-    BackwardFn backward) {
+// region: record-checks
+std::expected<void, AutogradError> TapeState::check_parents(
+    std::string_view op, const std::vector<TensorValue>& parents) {
   if (parents.empty()) {
     return reject(AutogradErrorCode::invalid_argument, op,
                   "an op needs at least one parent");
@@ -114,18 +124,30 @@ std::expected<TensorValue, AutogradError> TapeState::record(
           fmt::format("nodes {} and {}", parents.front().node_, parent.node_));
     }
   }
+  return {};
+}
+// endregion: record-checks
+
+// region: record
+std::expected<TensorValue, AutogradError> TapeState::record(
+    std::string_view op, tensor::Tensor value, std::vector<TensorValue> parents,
+    BackwardFn backward) {
+  LLMFS_TRY(check_parents(op, parents));
   bool wants_gradient = false;
   std::vector<std::size_t> ids;
   for (const TensorValue& parent : parents) {
     wants_gradient = wants_gradient || parent.requires_gradient_;
     ids.push_back(parent.node_);
   }
+  // A node no parameter reaches keeps no closure: backward never visits it.
   TapeState& tape = *parents.front().state_;
   return tape.append(Node{std::move(value), std::move(ids),
                           wants_gradient ? std::move(backward) : BackwardFn{},
                           std::nullopt, wants_gradient, std::string(op)});
 }
+// endregion: record
 
+// region: backward-sweep
 std::expected<void, AutogradError> TapeState::run_backward(
     const TensorValue& output, const tensor::Tensor& upstream) {
   LLMFS_TRY(live_node(output, "backward"));
@@ -139,6 +161,7 @@ std::expected<void, AutogradError> TapeState::run_backward(
   // This pass's gradients, kept apart from earlier passes until the pass has succeeded.
   std::vector<std::optional<tensor::Tensor>> pass(output.node_ + 1);
   pass[output.node_] = upstream;
+  std::vector<std::size_t> order;
   for (std::size_t id = output.node_ + 1; id-- > 0;) {
     if (!pass[id]) continue;
     Node& node = tape.nodes[id];
@@ -155,8 +178,11 @@ std::expected<void, AutogradError> TapeState::run_backward(
         pass[parent] = tensor::Tensor::zeros(p.value.shape());
       ctx.parent_gradients_.push_back(p.requires_gradient ? &*pass[parent] : nullptr);
     }
+    order.push_back(id);
     LLMFS_TRY(node.backward(ctx));
   }
+  // endregion: backward-sweep
+  // region: backward-commit
   // The pass succeeded: add it to what earlier passes accumulated.
   for (std::size_t id = 0; id < pass.size(); ++id) {
     if (!pass[id] || !tape.nodes[id].requires_gradient) continue;
@@ -167,13 +193,16 @@ std::expected<void, AutogradError> TapeState::run_backward(
       stored = std::move(*pass[id]);
     }
   }
+  tape.last_order = std::move(order);
   return {};
 }
+// endregion: backward-commit
 
 }  // namespace detail
 
 // Tape
 
+// region: tape-leaves
 Tape::Tape() : state_(std::make_shared<detail::TapeState>()) {}
 
 TensorValue Tape::constant(tensor::Tensor value) {
@@ -185,11 +214,14 @@ TensorValue Tape::parameter(tensor::Tensor value) {
   return state_->append(
       detail::Node{std::move(value), {}, {}, std::nullopt, true, "parameter"});
 }
+// endregion: tape-leaves
 
+// region: tape-lifetime
 void Tape::release() noexcept {
   state_->released = true;
   state_->nodes.clear();
   state_->nodes.shrink_to_fit();
+  state_->last_order.clear();
 }
 
 bool Tape::released() const noexcept {
@@ -204,9 +236,27 @@ void Tape::zero_gradients() noexcept {
   for (auto& node : state_->nodes)
     node.gradient.reset();
 }
+// endregion: tape-lifetime
+
+// region: tape-introspection
+std::vector<NodeInfo> Tape::nodes() const {
+  std::vector<NodeInfo> out;
+  for (std::size_t id = 0; id < state_->nodes.size(); ++id) {
+    const detail::Node& node = state_->nodes[id];
+    out.push_back(NodeInfo{id, node.op, node.parents, node.value.shape(),
+                           node.requires_gradient});
+  }
+  return out;
+}
+
+const std::vector<std::size_t>& Tape::last_backward_order() const noexcept {
+  return state_->last_order;
+}
+// endregion: tape-introspection
 
 // recording and backward
 
+// region: entry-points
 std::expected<TensorValue, AutogradError> record_op(std::string_view op,
                                                     tensor::Tensor value,
                                                     std::vector<TensorValue> parents,
@@ -219,5 +269,6 @@ std::expected<void, AutogradError> backward(const TensorValue& output,
                                             const tensor::Tensor& upstream) {
   return detail::TapeState::run_backward(output, upstream);
 }
+// endregion: entry-points
 
 }  // namespace llmfs::autograd

@@ -8,6 +8,7 @@
 #include <expected>
 #include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct TapeState;
 
 class Tape;
 
+// region: tensor-value
 /// A cheap handle to one node of a tape: shared ownership of the tape state plus the
 /// node index.
 ///
@@ -64,7 +66,9 @@ class TensorValue {
   tensor::Shape shape_;
   bool requires_gradient_ = false;
 };
+// endregion: tensor-value
 
+// region: backward-context
 /// What a backward closure sees: its op's upstream gradient and values, and a way to
 /// ADD gradient contributions into its parents.
 class BackwardContext {
@@ -102,13 +106,29 @@ class BackwardContext {
   std::vector<tensor::Tensor*> parent_gradients_;
   std::string_view op_;
 };
+// endregion: backward-context
 
+// region: backward-fn
 /// A backward closure: reads the context and ADDS each parent's contribution with
 /// BackwardContext::accumulate(). It must not capture TensorValue handles (that would
 /// make the tape own itself); everything it needs is in the context or captured as
 /// plain data.
 using BackwardFn = std::function<std::expected<void, AutogradError>(BackwardContext&)>;
+// endregion: backward-fn
 
+// region: node-info
+/// What the tape says about one node, for reports and diagrams: no values, no
+/// closures.
+struct NodeInfo {
+  std::size_t id = 0;                ///< creation order, from 0
+  std::string op;                    ///< `"parameter"`, `"constant"` or the op's name
+  std::vector<std::size_t> parents;  ///< parent node ids, in the op's order
+  tensor::Shape shape;               ///< the value's shape
+  bool requires_gradient = false;    ///< reached by at least one parameter
+};
+// endregion: node-info
+
+// region: tape-class
 /// A handle to a tape: a growing list of nodes (value, parents, backward closure,
 /// gradient).
 ///
@@ -136,6 +156,11 @@ class Tape {
   [[nodiscard]] std::size_t node_count() const noexcept;
   /// Resets every accumulated gradient to "none" (gradient() then returns zeros).
   void zero_gradients() noexcept;
+  /// Every node, in creation order (empty after release).
+  [[nodiscard]] std::vector<NodeInfo> nodes() const;
+  /// The node ids whose backward closures the last successful backward() ran, in the
+  /// order it ran them (decreasing ids); empty before the first pass.
+  [[nodiscard]] const std::vector<std::size_t>& last_backward_order() const noexcept;
 
   /// True when both handles refer to the same tape.
   friend bool operator==(const Tape& a, const Tape& b) noexcept {
@@ -147,7 +172,9 @@ class Tape {
   explicit Tape(std::shared_ptr<detail::TapeState> state) : state_(std::move(state)) {}
   std::shared_ptr<detail::TapeState> state_;
 };
+// endregion: tape-class
 
+// region: record-and-backward
 /// Records a custom differentiable op: its already computed forward `value`, its
 /// parents, and the closure that adds gradients into the parents. The node requires a
 /// gradient if any parent does; otherwise the closure is dropped. Other modules use
@@ -173,4 +200,5 @@ class Tape {
 [[nodiscard]] std::expected<void, AutogradError> backward(
     const TensorValue& output, const tensor::Tensor& upstream);
 
+// endregion: record-and-backward
 }  // namespace llmfs::autograd

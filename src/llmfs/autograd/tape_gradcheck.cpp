@@ -7,6 +7,7 @@ namespace llmfs::autograd {
 namespace {
 
 // Every input as a parameter of `tape`, in order.
+// region: evaluate-loss
 std::vector<TensorValue> parameters_on(Tape& tape,
                                        std::span<const tensor::Tensor> inputs) {
   std::vector<TensorValue> parameters;
@@ -25,7 +26,9 @@ std::expected<tensor::Tensor, AutogradError> evaluate_loss(
   const TensorValue value = LLMFS_TRY(loss(tape, parameters));
   return value.value();
 }
+// endregion: evaluate-loss
 
+// region: tape-gradients
 std::expected<std::vector<tensor::Tensor>, TapeGradientCheckError> tape_gradients(
     const LossBuilder& loss, std::span<const tensor::Tensor> inputs) {
   Tape tape;
@@ -39,7 +42,9 @@ std::expected<std::vector<tensor::Tensor>, TapeGradientCheckError> tape_gradient
     gradients.push_back(LLMFS_TRY_AT("gradient", parameter.gradient()));
   return gradients;
 }
+// endregion: tape-gradients
 
+// region: check-tape-gradients
 std::expected<GradientCheckReport, TapeGradientCheckError> check_tape_gradients(
     const LossBuilder& loss, std::span<const tensor::Tensor> inputs,
     GradientCheckOptions options) {
@@ -50,5 +55,6 @@ std::expected<GradientCheckReport, TapeGradientCheckError> check_tape_gradients(
   };
   return check_gradients(f, inputs, analytic, options);
 }
+// endregion: check-tape-gradients
 
 }  // namespace llmfs::autograd
