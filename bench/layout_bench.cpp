@@ -15,21 +15,13 @@
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
 
+#include "random.hpp"
 #include "shapes.hpp"
 
 namespace {
 
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
-
-Tensor layout_uniform(const Shape& shape, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Tensor t = Tensor::zeros(shape);
-  for (double& v : t.mutable_values())
-    v = dist(engine);
-  return t;
-}
 
 void bytes(benchmark::State& state, const Tensor& t) {
   // read once and written once: 16 bytes per element moved
@@ -38,7 +30,7 @@ void bytes(benchmark::State& state, const Tensor& t) {
 }
 
 void run_copy(benchmark::State& state, Shape shape) {
-  const Tensor t = layout_uniform(shape, 1);
+  const Tensor t = llmfs::bench::uniform_tensor(shape, 1);
   for (auto _ : state) {
     Tensor copy = t;
     benchmark::DoNotOptimize(copy.values().data());
@@ -47,7 +39,7 @@ void run_copy(benchmark::State& state, Shape shape) {
 }
 
 void run_reshape_copy(benchmark::State& state, Shape shape, Shape to) {
-  const Tensor t = layout_uniform(shape, 1);
+  const Tensor t = llmfs::bench::uniform_tensor(shape, 1);
   for (auto _ : state) {
     auto r = llmfs::tensor::reshape(t, to);
     benchmark::DoNotOptimize(r->values().data());
@@ -57,7 +49,7 @@ void run_reshape_copy(benchmark::State& state, Shape shape, Shape to) {
 
 // Two moves per iteration (there and back), so no tensor is ever rebuilt.
 void run_reshape_move(benchmark::State& state, Shape shape, Shape to) {
-  Tensor t = layout_uniform(shape, 1);
+  Tensor t = llmfs::bench::uniform_tensor(shape, 1);
   for (auto _ : state) {
     Tensor there = llmfs::tensor::reshape(std::move(t), to).value();
     t = llmfs::tensor::reshape(std::move(there), shape).value();
@@ -66,7 +58,7 @@ void run_reshape_move(benchmark::State& state, Shape shape, Shape to) {
 }
 
 void run_transpose(benchmark::State& state, Shape shape, std::size_t a, std::size_t b) {
-  const Tensor t = layout_uniform(shape, 1);
+  const Tensor t = llmfs::bench::uniform_tensor(shape, 1);
   for (auto _ : state) {
     auto r = llmfs::tensor::transpose(t, a, b);
     benchmark::DoNotOptimize(r->values().data());
@@ -75,8 +67,8 @@ void run_transpose(benchmark::State& state, Shape shape, std::size_t a, std::siz
 }
 
 void run_scores(benchmark::State& state, Shape q, Shape kt) {
-  const Tensor a = layout_uniform(q, 1);
-  const Tensor b = layout_uniform(kt, 2);
+  const Tensor a = llmfs::bench::uniform_tensor(q, 1);
+  const Tensor b = llmfs::bench::uniform_tensor(kt, 2);
   for (auto _ : state) {
     auto c = llmfs::tensor::matmul(a, b);
     benchmark::DoNotOptimize(c->values().data());

@@ -16,16 +16,9 @@
 
 #include <llmfs/tensor/matmul.hpp>
 
-namespace {
+#include "random.hpp"
 
-std::vector<double> loop_order_uniform(std::size_t count, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> v(count);
-  for (double& x : v)
-    x = dist(engine);
-  return v;
-}
+namespace {
 
 // The textbook order: one dot product per output element.
 void kernel_ijk(const double* a, const double* b, double* c, std::size_t n) {
@@ -53,7 +46,8 @@ void kernel_ikj(const double* a, const double* b, double* c, std::size_t n) {
 template <void (*Kernel)(const double*, const double*, double*, std::size_t)>
 void run_kernel(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
-  const auto a = loop_order_uniform(n * n, 1), b = loop_order_uniform(n * n, 2);
+  const auto a = llmfs::bench::uniform_values(n * n, 1),
+             b = llmfs::bench::uniform_values(n * n, 2);
   std::vector<double> c(n * n);
   for (auto _ : state) {
     Kernel(a.data(), b.data(), c.data(), n);
@@ -69,8 +63,10 @@ void run_library(benchmark::State& state) {
   const auto n = static_cast<std::size_t>(state.range(0));
   using llmfs::tensor::Shape;
   using llmfs::tensor::Tensor;
-  const Tensor a = Tensor::from(Shape{n, n}, loop_order_uniform(n * n, 1)).value();
-  const Tensor b = Tensor::from(Shape{n, n}, loop_order_uniform(n * n, 2)).value();
+  const Tensor a =
+      Tensor::from(Shape{n, n}, llmfs::bench::uniform_values(n * n, 1)).value();
+  const Tensor b =
+      Tensor::from(Shape{n, n}, llmfs::bench::uniform_values(n * n, 2)).value();
   for (auto _ : state) {
     auto c = llmfs::tensor::matmul(a, b);
     benchmark::DoNotOptimize(c->values().data());

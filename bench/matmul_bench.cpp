@@ -10,6 +10,7 @@
 
 #include <llmfs/tensor/matmul.hpp>
 
+#include "random.hpp"
 #include "shapes.hpp"
 
 namespace {
@@ -17,18 +18,9 @@ namespace {
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
-Tensor uniform(const Shape& shape, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Tensor t = Tensor::zeros(shape);
-  for (double& v : t.mutable_values())
-    v = dist(engine);
-  return t;
-}
-
 void run_matmul(benchmark::State& state, Shape a_shape, Shape b_shape, double flops) {
-  const Tensor a = uniform(a_shape, 1);
-  const Tensor b = uniform(b_shape, 2);
+  const Tensor a = llmfs::bench::uniform_tensor(a_shape, 1);
+  const Tensor b = llmfs::bench::uniform_tensor(b_shape, 2);
   for (auto _ : state) {
     auto c = llmfs::tensor::matmul(a, b);
     if (!c) {

@@ -11,6 +11,7 @@
 #include <llmfs/attention/multi_head.hpp>
 #include <llmfs/autograd/tape.hpp>
 
+#include "random.hpp"
 #include "shapes.hpp"
 
 namespace {
@@ -18,23 +19,16 @@ namespace {
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
-Tensor uniform(const Shape& shape, std::uint64_t seed, double bound) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-bound, bound);
-  Tensor t = Tensor::zeros(shape);
-  for (double& v : t.mutable_values())
-    v = dist(engine);
-  return t;
-}
-
 void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s,
                     bool with_backward) {
   const std::size_t d = s.model_width;
   const double bound = 1.0 / std::sqrt(static_cast<double>(d));
-  const Tensor x = uniform(Shape{s.batch, s.tokens, d}, 1, 1.0);
+  const Tensor x = llmfs::bench::uniform_tensor(Shape{s.batch, s.tokens, d}, 1, 1.0);
   const std::array<Tensor, 4> weights{
-      uniform(Shape{d, d}, 2, bound), uniform(Shape{d, d}, 3, bound),
-      uniform(Shape{d, d}, 4, bound), uniform(Shape{d, d}, 5, bound)};
+      llmfs::bench::uniform_tensor(Shape{d, d}, 2, bound),
+      llmfs::bench::uniform_tensor(Shape{d, d}, 3, bound),
+      llmfs::bench::uniform_tensor(Shape{d, d}, 4, bound),
+      llmfs::bench::uniform_tensor(Shape{d, d}, 5, bound)};
   for (auto _ : state) {
     llmfs::autograd::Tape tape;
     auto layer = llmfs::attention::MultiHeadAttention::from_parameters(

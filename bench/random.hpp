@@ -1,0 +1,38 @@
+#pragma once
+// The benchmarks' inputs: values drawn uniformly from [−bound, bound) by a seeded
+// std::mt19937_64, so every run times the same numbers (the values never matter to the
+// timings, only that they are finite and not special).
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <llmfs/tensor/tensor.hpp>
+
+namespace llmfs::bench {
+
+/// `count` values uniform in [−bound, bound), from `seed`.
+[[nodiscard]] inline std::vector<double> uniform_values(std::size_t count,
+                                                        std::uint64_t seed,
+                                                        double bound = 1.0) {
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> dist(-bound, bound);
+  std::vector<double> values(count);
+  for (double& v : values)
+    v = dist(engine);
+  return values;
+}
+
+/// A tensor of `shape` filled by uniform_values.
+[[nodiscard]] inline tensor::Tensor uniform_tensor(const tensor::Shape& shape,
+                                                   std::uint64_t seed,
+                                                   double bound = 1.0) {
+  tensor::Tensor t = tensor::Tensor::zeros(shape);
+  const std::vector<double> values = uniform_values(t.values().size(), seed, bound);
+  std::copy(values.begin(), values.end(), t.mutable_values().begin());
+  return t;
+}
+
+}  // namespace llmfs::bench
