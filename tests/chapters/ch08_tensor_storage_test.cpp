@@ -18,6 +18,7 @@
 
 #include "evidence.hpp"
 #include "fixture.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -139,10 +140,7 @@ TEST(Misconception, OwnLengthFormulaCollides) {
 
 // ---- The NumPy reference ------------------------------------------------------------
 
-struct Ch08Record {
-  std::string kind;
-  std::map<std::string, std::string> fields;
-};
+using Ch08Record = llmfs::testing::KeyedRecord;
 
 Sizes ch08_sizes(const std::string& text) {
   Sizes out;
@@ -153,24 +151,8 @@ Sizes ch08_sizes(const std::string& text) {
 }
 
 const std::vector<Ch08Record>& ch08_reference() {
-  static const std::vector<Ch08Record> records = [] {
-    std::vector<Ch08Record> out;
-    std::ifstream file(LLMFS_SOURCE_DIR
-                       "/tests/reference/data/tensor/ch08_tensor_storage.txt");
-    EXPECT_TRUE(file)
-        << "tests/reference/data/tensor/ch08_tensor_storage.txt is missing";
-    for (std::string line; std::getline(file, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream parts(line);
-      Ch08Record record;
-      std::getline(parts, record.kind, '|');
-      for (std::string field; std::getline(parts, field, '|');)
-        record.fields[field.substr(0, field.find('='))] =
-            field.substr(field.find('=') + 1);
-      out.push_back(record);
-    }
-    return out;
-  }();
+  static const std::vector<Ch08Record> records = llmfs::testing::read_keyed_records(
+      "tests/reference/data/tensor/ch08_tensor_storage.txt");
   return records;
 }
 

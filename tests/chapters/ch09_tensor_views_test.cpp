@@ -19,6 +19,7 @@
 
 #include "evidence.hpp"
 #include "fixture.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -162,17 +163,9 @@ Sizes ch09_sizes(const std::string& text) {
 std::vector<std::map<std::string, std::string>> ch09_reference(
     const std::string& kind) {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR
-                     "/tests/reference/data/tensor/ch09_tensor_views.txt");
-  EXPECT_TRUE(file) << "tests/reference/data/tensor/ch09_tensor_views.txt is missing";
-  for (std::string line; std::getline(file, line);) {
-    if (line.rfind(kind + "|", 0) != 0) continue;
-    std::map<std::string, std::string> fields;
-    std::istringstream parts(line.substr(kind.size() + 1));
-    for (std::string field; std::getline(parts, field, '|');)
-      fields[field.substr(0, field.find('='))] = field.substr(field.find('=') + 1);
-    out.push_back(fields);
-  }
+  for (auto& record : llmfs::testing::read_keyed_records(
+           "tests/reference/data/tensor/ch09_tensor_views.txt"))
+    if (record.kind == kind) out.push_back(std::move(record.fields));
   return out;
 }
 

@@ -14,6 +14,7 @@
 
 #include "evidence.hpp"
 #include "fixture.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -27,30 +28,11 @@ const ch13::Evidence& ch13_evidence() {
 }
 
 // The reference's lines `KIND|key=value|...`, each as its kind and its fields.
-struct Ch13Record {
-  std::string kind;
-  std::map<std::string, std::string> fields;
-  double number(const std::string& key) const { return std::stod(fields.at(key)); }
-};
+using Ch13Record = llmfs::testing::KeyedRecord;
 
 const std::vector<Ch13Record>& ch13_reference() {
-  static const std::vector<Ch13Record> records = [] {
-    std::vector<Ch13Record> out;
-    std::ifstream file(LLMFS_SOURCE_DIR
-                       "/tests/reference/data/autograd/ch13_gradcheck.txt");
-    EXPECT_TRUE(file) << "tests/reference/data/autograd/ch13_gradcheck.txt is missing";
-    for (std::string line; std::getline(file, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream parts(line);
-      Ch13Record record;
-      std::getline(parts, record.kind, '|');
-      for (std::string field; std::getline(parts, field, '|');)
-        record.fields[field.substr(0, field.find('='))] =
-            field.substr(field.find('=') + 1);
-      out.push_back(record);
-    }
-    return out;
-  }();
+  static const std::vector<Ch13Record> records = llmfs::testing::read_keyed_records(
+      "tests/reference/data/autograd/ch13_gradcheck.txt");
   return records;
 }
 

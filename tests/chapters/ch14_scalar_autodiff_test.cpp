@@ -13,6 +13,7 @@
 
 #include "evidence.hpp"
 #include "fixture.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -37,19 +38,9 @@ std::vector<double> ch14_numbers(const std::string& text) {
 const std::map<std::string, std::map<std::string, std::string>>& ch14_reference() {
   static const auto records = [] {
     std::map<std::string, std::map<std::string, std::string>> out;
-    std::ifstream file(LLMFS_SOURCE_DIR
-                       "/tests/reference/data/autograd/ch14_scalar_autodiff.txt");
-    EXPECT_TRUE(file)
-        << "tests/reference/data/autograd/ch14_scalar_autodiff.txt is missing";
-    for (std::string line; std::getline(file, line);) {
-      if (line.empty() || line[0] == '#') continue;
-      std::istringstream parts(line);
-      std::map<std::string, std::string> fields;
-      for (std::string field; std::getline(parts, field, '|');)
-        if (field.find('=') != std::string::npos)
-          fields[field.substr(0, field.find('='))] = field.substr(field.find('=') + 1);
-      out[fields.at("name")] = fields;
-    }
+    for (auto& record : llmfs::testing::read_keyed_records(
+             "tests/reference/data/autograd/ch14_scalar_autodiff.txt"))
+      out[record.fields.at("name")] = std::move(record.fields);
     return out;
   }();
   return records;

@@ -15,6 +15,7 @@
 
 #include "evidence.hpp"
 #include "fixture.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -180,16 +181,9 @@ Shape ch15_shape(const std::string& text) {
 
 std::vector<std::map<std::string, std::string>> ch15_reference() {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR "/tests/reference/data/autograd/ch15_tape.txt");
-  EXPECT_TRUE(file) << "tests/reference/data/autograd/ch15_tape.txt is missing";
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::map<std::string, std::string> fields;
-    for (const std::string& field : ch15_split(line, '|'))
-      if (field.find('=') != std::string::npos)
-        fields[field.substr(0, field.find('='))] = field.substr(field.find('=') + 1);
-    out.push_back(fields);
-  }
+  for (auto& record : llmfs::testing::read_keyed_records(
+           "tests/reference/data/autograd/ch15_tape.txt"))
+    out.push_back(std::move(record.fields));
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <llmfs/autograd/ops.hpp>
 
 #include "evidence.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -109,18 +110,9 @@ TEST(Exercises, AnswersMatchTheHandDerivations) {
 // The reference file: one map of fields per CASE line.
 std::vector<std::map<std::string, std::string>> ch16_reference() {
   std::vector<std::map<std::string, std::string>> out;
-  std::ifstream file(LLMFS_SOURCE_DIR
-                     "/tests/reference/data/autograd/ch16_model_ops.txt");
-  EXPECT_TRUE(file) << "tests/reference/data/autograd/ch16_model_ops.txt is missing";
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream parts(line);
-    std::map<std::string, std::string> fields;
-    for (std::string field; std::getline(parts, field, '|');)
-      if (field.find('=') != std::string::npos)
-        fields[field.substr(0, field.find('='))] = field.substr(field.find('=') + 1);
-    out.push_back(fields);
-  }
+  for (auto& record : llmfs::testing::read_keyed_records(
+           "tests/reference/data/autograd/ch16_model_ops.txt"))
+    out.push_back(std::move(record.fields));
   return out;
 }
 
