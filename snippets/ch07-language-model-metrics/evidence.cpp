@@ -31,25 +31,43 @@ struct FixtureTokenizer {
   return LLMFS_TRY_AT("uniform", summarize(score));
 }
 
+// region: evaluation
+// A bigram fitted on a training partition (chapter 6), scored on a validation
+// partition beside the uniform model, and the same counts scored again with each
+// pseudo-count of `alphas`.
+[[nodiscard]] Step<Evaluation> evaluate(const BigramModel& model, std::string name,
+                                        const std::vector<TokenSequence>& valid,
+                                        std::size_t bytes,
+                                        std::span<const double> alphas) {
+  const auto score = LLMFS_TRY_AT("score " + name, score_bigram(model, valid, bytes));
+  Evaluation e{std::move(name), model.vocab_size()};
+  e.metrics = LLMFS_TRY_AT("metrics", summarize(score));
+  e.uniform = LLMFS_TRY(uniform_metrics(score, model.vocab_size()));
+  for (double alpha : alphas) {
+    const BigramModel smoothed = LLMFS_TRY_AT("alpha", model.with_alpha(alpha));
+    const auto s = LLMFS_TRY_AT("alpha", score_bigram(smoothed, valid, bytes));
+    e.alphas.push_back(LLMFS_TRY_AT("alpha", summarize(s)));
+  }
+  return e;
+}
+// endregion: evaluation
+
 // region: fixture-predictions
-// The validation document under one tokenizer: chapter 6's predictions, each with its
-// bytes and its surprisal, then the three metrics of their sum.
+// The validation document under one tokenizer: its evaluation, and chapter 6's
+// predictions, each with its bytes and its surprisal.
 [[nodiscard]] Step<Evaluation> evaluate(const FixtureTokenizer& t) {
   const auto train = ch06::encode_all(ch06::kTrain, t.encode);
   const auto valid = ch06::encode_all(ch06::kValidation, t.encode);
   const BigramModel model =
       LLMFS_TRY_AT("fit " + t.name, BigramModel::fit(train, t.config));
-  Evaluation e{t.name, t.config.vocab_size, {}, {}, {}, {}};
+  Evaluation e =
+      LLMFS_TRY(evaluate(model, t.name, valid, ch06::kValidation[0].size(), {}));
   for (const ch06::PairScore& s : LLMFS_TRY(ch06::score_pairs(model, valid[0]))) {
     const std::string next = t.token_name(s.next);
     e.predictions.push_back({t.token_name(s.prev), next,
                              s.next == t.config.eos ? 0 : next.size(), s.probability,
                              -std::log(s.probability)});
   }
-  const std::size_t bytes = ch06::kValidation[0].size();
-  const auto score = LLMFS_TRY_AT("score " + t.name, score_bigram(model, valid, bytes));
-  e.metrics = LLMFS_TRY_AT("metrics " + t.name, summarize(score));
-  e.uniform = LLMFS_TRY(uniform_metrics(score, t.config.vocab_size));
   return e;
 }
 // endregion: fixture-predictions
@@ -86,29 +104,6 @@ std::vector<Refusal> refusals() {
 }
 // endregion: refusals
 
-// region: corpus-evaluation
-// One tokenization of the King James corpus: the bigram fitted on the training
-// partition (chapter 6), scored on the validation partition beside the uniform model,
-// and the same counts scored again with smaller pseudo-counts.
-[[nodiscard]] Step<Evaluation> evaluate_corpus(const ch06::EncodedCorpus& corpus) {
-  const auto& valid = corpus.validation;
-  const BigramModel model = LLMFS_TRY_AT(
-      "fit " + corpus.name, BigramModel::fit(corpus.train.documents, corpus.config));
-  const auto score = LLMFS_TRY_AT("score " + corpus.name,
-                                  score_bigram(model, valid.documents, valid.bytes));
-  Evaluation e{corpus.name, corpus.config.vocab_size, {}, {}, {}, {}};
-  e.metrics = LLMFS_TRY_AT("metrics " + corpus.name, summarize(score));
-  e.uniform = LLMFS_TRY(uniform_metrics(score, corpus.config.vocab_size));
-  for (double alpha : kAlphas) {
-    const BigramModel smoothed = LLMFS_TRY_AT("alpha", model.with_alpha(alpha));
-    const auto s =
-        LLMFS_TRY_AT("alpha", score_bigram(smoothed, valid.documents, valid.bytes));
-    e.alphas.push_back(LLMFS_TRY_AT("alpha", summarize(s)));
-  }
-  return e;
-}
-// endregion: corpus-evaluation
-
 // region: exercises
 // 2: the unsmoothed estimate c(prev, next) / c(prev) along `ban` (chapter 6's counts),
 // scored; 3: the uniform model over the 258 byte-level ids, in bits; 4: nats per token
@@ -131,14 +126,19 @@ Step<Exercises> solve_exercises() {
 // endregion: exercises
 
 // The chapter in one pass: the fixture under both tokenizers, the refusals, the
-// corpus under both tokenizers, the exercises.
+// King James corpus under both tokenizers (chapter 6's bigram, scored on the
+// validation partition with every α of kAlphas), the exercises.
 Step<Evidence> gather() {
   Evidence e;
   e.fixture = LLMFS_TRY(evaluate_fixture());
   e.refusals = refusals();
-  const std::vector<ch06::EncodedCorpus> corpora = LLMFS_TRY(ch06::encode_corpus());
-  for (const ch06::EncodedCorpus& corpus : corpora)
-    e.corpus.push_back(LLMFS_TRY(evaluate_corpus(corpus)));
+  for (const ch06::EncodedCorpus& corpus : LLMFS_TRY(ch06::encode_corpus())) {
+    const BigramModel model = LLMFS_TRY_AT(
+        "fit " + corpus.name, BigramModel::fit(corpus.train.documents, corpus.config));
+    e.corpus.push_back(
+        LLMFS_TRY(evaluate(model, corpus.name, corpus.validation.documents,
+                           corpus.validation.bytes, kAlphas)));
+  }
   e.exercises = LLMFS_TRY(solve_exercises());
   return e;
 }

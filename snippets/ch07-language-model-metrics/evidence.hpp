@@ -32,12 +32,12 @@ struct Prediction {
 
 /// A model scored on the validation text, and the uniform model over its vocabulary.
 struct Evaluation {
-  std::string name;                     ///< the tokenizer's name
-  std::size_t vocab_size = 0;           ///< V
-  std::vector<Prediction> predictions;  ///< per token (the fixture only)
-  Metrics metrics;                      ///< the bigram's three numbers
-  Metrics uniform;                      ///< the uniform model on the same tokens
-  std::vector<Metrics> alphas;          ///< the corpus only: one per kAlphas entry
+  std::string name;                       ///< the tokenizer's name
+  std::size_t vocab_size = 0;             ///< V
+  std::vector<Prediction> predictions{};  ///< per token (the fixture only)
+  Metrics metrics{};                      ///< the bigram's three numbers
+  Metrics uniform{};                      ///< the uniform model on the same tokens
+  std::vector<Metrics> alphas{};          ///< the corpus only: one per kAlphas entry
 };
 
 /// The answers of exercises 2 to 4, computed by the library (exercise 1's is the
