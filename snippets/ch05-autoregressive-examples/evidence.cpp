@@ -1,11 +1,8 @@
 // Chapter 5
 #include "evidence.hpp"
 
-#include <algorithm>
-
 namespace ch05 {
 
-using llmfs::text::Corpus;
 using llmfs::text::Example;
 using llmfs::text::Tokenizer;
 

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <llmfs/text/corpus.hpp>
