@@ -9,20 +9,15 @@ namespace ch11 {
 using llmfs::tensor::matmul;
 using snippets::Step;
 
-namespace {
-
-Tensor uniform(Shape shape, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  Tensor t = Tensor::zeros(std::move(shape));
-  for (double& v : t.mutable_values())
-    v = dist(engine);
-  return t;
-}
-
-}  // namespace
-
 std::pair<Tensor, Tensor> random_operands() {
+  auto uniform = [](Shape shape, std::uint64_t seed) {
+    std::mt19937_64 engine(seed);
+    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    Tensor t = Tensor::zeros(std::move(shape));
+    for (double& v : t.mutable_values())
+      v = dist(engine);
+    return t;
+  };
   return {uniform(Shape{kRandomN, kRandomK}, 11),
           uniform(Shape{kRandomK, kRandomM}, 12)};
 }
