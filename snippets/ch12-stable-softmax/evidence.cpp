@@ -11,7 +11,11 @@
 
 namespace ch12 {
 
-using namespace llmfs::tensor;  // Tensor, Shape and the three functions of softmax.hpp
+using llmfs::tensor::log_softmax_last_axis;
+using llmfs::tensor::logsumexp_last_axis;
+using llmfs::tensor::Shape;
+using llmfs::tensor::softmax_last_axis;
+using llmfs::tensor::Tensor;
 using snippets::Step;
 
 namespace {
