@@ -6,10 +6,10 @@
 #include <array>
 #include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <llmfs/tensor/matmul.hpp>
-#include <llmfs/tensor/tensor.hpp>
 
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
@@ -18,21 +18,14 @@ namespace ch11 {
 
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
-using snippets::Step;
-
-/// The order of the three loops of a matrix product.
-enum class LoopOrder { ijk, ikj };
-
-/// The offsets of b one inner loop reads, in order, for an [n,k]·[k,m] product.
-[[nodiscard]] std::vector<std::size_t> inner_loop_reads(LoopOrder order, std::size_t n,
-                                                        std::size_t k, std::size_t m);
 
 /// c = a·b for rank-2 a [n,k] and b [k,m] by the textbook triple loop, i-j-k: one dot
 /// product per element. Precondition: the shapes fit (the chapter's fixtures).
 [[nodiscard]] Tensor naive_matmul(const Tensor& a, const Tensor& b);
 
-/// The operation count of a batched product: 2·n·k·m per matrix pair, times the batch.
-[[nodiscard]] double matmul_flops(const Shape& a, const Shape& b);
+/// The random comparison's operands, [kRandomN,kRandomK] and [kRandomK,kRandomM],
+/// uniform in [−1, 1) from seeds 11 and 12.
+[[nodiscard]] std::pair<Tensor, Tensor> random_operands();
 
 /// The answers of the chapter's exercises, computed.
 struct Exercises {
@@ -50,27 +43,14 @@ struct Evidence {
   double flops = 0.0;     ///< 2·2·3·2
   Tensor stacked;         ///< [a; selector]·b, [2,2,2] (b broadcast over the batch)
   Shape broadcast_batch;  ///< the shape of [2,1,2,3]·[3,3,2]
-  bool naive_bitwise = false;  ///< naive i-j-k equals the library on the random case
   std::size_t reversed_differ = 0;  ///< elements that change if each sum runs backwards
   std::array<std::vector<std::size_t>, 2> reads;   ///< inner-loop b offsets (ijk, ikj)
   std::vector<std::array<std::string, 2>> errors;  ///< name and error text
   Exercises exercises;                             ///< the exercise answers
 };
 
-/// The fixture as tensors.
-[[nodiscard]] Tensor left();
-[[nodiscard]] Tensor right();
-/// The fixture's product, the batched products and their FLOP count.
-[[nodiscard]] Step<Evidence> multiply_fixture();
-/// The naive loop against the library, and the same sums run backwards.
-[[nodiscard]] Step<Evidence> compare_orders(Evidence e);
-/// The refused products: name and error text.
-[[nodiscard]] std::vector<std::array<std::string, 2>> shape_errors();
-/// The exercise answers.
-[[nodiscard]] Step<Exercises> solve_exercises();
 /// Runs the whole chapter once.
-[[nodiscard]] Step<Evidence> gather();
-
+[[nodiscard]] snippets::Step<Evidence> gather();
 /// The report, one `key=value` line per fact.
 [[nodiscard]] std::string render_report(const Evidence& evidence);
 /// The trace records the diagram is drawn from.

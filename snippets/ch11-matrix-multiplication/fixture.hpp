@@ -2,7 +2,7 @@
 #pragma once
 // Chapter 11's frozen fixture, shared by the demo and tests/chapters/ch11_*_test.cpp: a
 // 2×3 and a 3×2 matrix, a second left matrix that picks rows, and the sizes of the
-// random comparison and the exercises.
+// random comparison.
 
 #include <array>
 #include <cstddef>
@@ -19,10 +19,5 @@ inline constexpr std::array<double, 6> kSelector{1, 0, 0, 0, 1, 0};
 /// The random comparison of the naive triple loop with the library: [n,k]·[k,m].
 inline constexpr std::size_t kRandomN = 37, kRandomK = 53, kRandomM = 29;
 // endregion: fixture
-
-/// Exercise 1: a linear layer [B,T,d]·[d,4d].
-inline constexpr std::size_t kBatch = 2, kTokens = 8, kWidth = 16;
-/// Exercise 3: the inner loops of a 512×512·512×512 product, 64-byte cache lines.
-inline constexpr std::size_t kLarge = 512, kCacheLine = 64;
 
 }  // namespace ch11

@@ -1,13 +1,15 @@
 // Chapter 12
 #pragma once
 // Chapter 12's frozen fixture, shared by the demo and tests/chapters/ch12_*_test.cpp:
-// the rows of the prediction, the seeded random rows of the measured bounds, and the
-// exercises' inputs.
+// the rows of the prediction and the seeded random rows of the measured bounds.
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <vector>
+
+#include <llmfs/core/splitmix64.hpp>
 
 namespace ch12 {
 
@@ -33,11 +35,33 @@ inline constexpr double kSpread = 40.0;
 inline constexpr std::uint64_t kSeed = 12;
 // endregion: fixture
 
-/// Exercise 1: logits [0, ln 2, ln 3].
-/// Exercise 2: the integers k scanned for where naive softmax([k, k]) breaks.
-inline constexpr int kScanLow = -800;
-inline constexpr int kScanHigh = 800;
-/// Exercise 3: the cross-entropy of the target class 1 for the logits kUnderflow.
-inline constexpr std::size_t kTarget = 1;
+// region: random-rows
+/// One seeded random row: logits that are multiples of 2⁻²⁰ in [−kSpread, kSpread),
+/// about one in eight masked with −∞ (never the last, so never all), and an integer
+/// shift c with |c| ≤ 2²⁰, so that x + c is exact.
+struct RandomRow {
+  std::vector<double> logits;  ///< x
+  double shift = 0.0;          ///< c
+};
+
+/// `count` rows drawn with SplitMix64 from `seed`, 1 to kMaxWidth logits each.
+inline std::vector<RandomRow> random_rows(std::uint64_t seed, std::size_t count) {
+  constexpr double kGrid = 1048576.0;  // 2²⁰: logits are k / 2²⁰, exact in a double
+  llmfs::SplitMix64 rng(seed);
+  std::vector<RandomRow> rows(count);
+  for (RandomRow& row : rows) {
+    const std::size_t width = 1 + rng.next_u64() % kMaxWidth;
+    for (std::size_t j = 0; j < width; ++j) {
+      const auto k = static_cast<std::int64_t>(
+          rng.next_u64() % static_cast<std::uint64_t>(2 * kSpread * kGrid));
+      const bool mask = rng.next_u64() % 8 == 0 && j + 1 < width;
+      row.logits.push_back(mask ? -kInf : static_cast<double>(k) / kGrid - kSpread);
+    }
+    row.shift = static_cast<double>(
+        static_cast<std::int64_t>(rng.next_u64() % (1u << 21)) - (1 << 20));
+  }
+  return rows;
+}
+// endregion: random-rows
 
 }  // namespace ch12
