@@ -31,8 +31,8 @@ namespace llmfs::tensor {
 /// Log-softmax of every row of the last axis: `y_j = (x_j - m) - log Σ_k exp(x_k - m)`,
 /// the logarithm of softmax_last_axis() computed without forming the probabilities, so
 /// it stays finite where a probability underflows to 0 (logits [0, -800] give [0,
-/// -800], not [0, -∞]). A −∞ logit gives −∞. Shape: `[..., n] -> [..., n]`. \return the
-/// errors of softmax_last_axis(), with op `"log_softmax_last_axis"`; a
+/// -800], not [0, -∞]). A −∞ logit gives −∞. Shape: `[..., n] -> [..., n]`.
+/// \return the errors of softmax_last_axis(), with op `"log_softmax_last_axis"`; a
 ///         fully masked row is refused for the same reason (−∞ − (−∞) is NaN).
 [[nodiscard]] std::expected<Tensor, TensorError> log_softmax_last_axis(
     const Tensor& logits);
@@ -42,8 +42,8 @@ namespace llmfs::tensor {
 /// summed away; a rank-1 input gives a rank-0 tensor). A row of length 0 or a row of
 /// only −∞ gives −∞ exactly (log 0): unlike softmax, the value is defined there.
 /// \return TensorErrorCode::rank_too_small for rank 0,
-/// TensorErrorCode::non_finite_input
-///         for a NaN or +∞ logit (op `"logsumexp_last_axis"`).
+///         TensorErrorCode::non_finite_input for a NaN or +∞ logit (op
+///         `"logsumexp_last_axis"`).
 [[nodiscard]] std::expected<Tensor, TensorError> logsumexp_last_axis(
     const Tensor& logits);
 // endregion: softmax-api
