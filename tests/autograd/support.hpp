@@ -5,7 +5,7 @@
 
 #include <llmfs/autograd/ops.hpp>
 
-#include "tensor/random_tensor.hpp"
+#include "support/random_tensor.hpp"
 
 namespace llmfs::test {
 

@@ -13,6 +13,8 @@
 
 #include <llmfs/tensor/broadcast.hpp>
 
+#include "support/random_tensor.hpp"
+
 namespace {
 
 using llmfs::tensor::Shape;
@@ -39,20 +41,6 @@ Shape ch10_operand_for(const Shape& out, std::mt19937_64& rng) {
   return Shape(dims);
 }
 
-// Every multi-index of `shape` in row-major order.
-std::vector<Index> ch10_indices(const Shape& shape) {
-  std::vector<Index> all;
-  if (shape.element_count().value() == 0) return all;
-  Index index(shape.rank(), 0);
-  while (true) {
-    all.push_back(index);
-    std::size_t axis = shape.rank();
-    while (axis > 0 && ++index[axis - 1] == shape[axis - 1])
-      index[--axis] = 0;
-    if (axis == 0) return all;
-  }
-}
-
 // The element of `t` an output index of rank `rank` reads under broadcasting.
 double ch10_read(const Tensor& t, const Index& out_index) {
   const std::size_t lead = out_index.size() - t.rank();
@@ -63,31 +51,13 @@ double ch10_read(const Tensor& t, const Index& out_index) {
   return t.values()[offset];
 }
 
-// Row-major offset of a multi-index, written out.
-std::size_t ch10_offset(const Shape& shape, const Index& index) {
-  std::size_t offset = 0;
-  for (std::size_t axis = 0; axis < shape.rank(); ++axis)
-    offset = offset * shape[axis] + index[axis];
-  return offset;
-}
-
-// Values uniform in [-1, 1) from a fixed seed.
-Tensor ch10_random_tensor(const Shape& shape, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> values(shape.element_count().value());
-  for (double& v : values)
-    v = dist(engine);
-  return Tensor::from(shape, std::move(values)).value();
-}
-
 TEST(Ch10Property, ElementwiseEqualsNaiveLoops) {
   std::mt19937_64 rng(1010);
   for (int c = 0; c < kCh10Cases; ++c) {
     const Shape out = ch10_random_shape(rng);
     const Shape sa = ch10_operand_for(out, rng), sb = ch10_operand_for(out, rng);
-    const Tensor a = ch10_random_tensor(sa, 2 * c),
-                 b = ch10_random_tensor(sb, 2 * c + 1);
+    const Tensor a = llmfs::test::random_tensor(sa, 2 * c),
+                 b = llmfs::test::random_tensor(sb, 2 * c + 1);
     const auto sum = llmfs::tensor::add(a, b);
     const auto product = llmfs::tensor::multiply(a, b);
     ASSERT_TRUE(sum && product) << fmt::format("{} and {}", sa, sb);
@@ -100,8 +70,8 @@ TEST(Ch10Property, ElementwiseEqualsNaiveLoops) {
       dims[rank - 1 - i] = la == 1 ? lb : la;
     }
     ASSERT_EQ(sum->shape(), Shape(dims));
-    for (const Index& at : ch10_indices(sum->shape())) {
-      const std::size_t k = ch10_offset(sum->shape(), at);
+    for (const Index& at : llmfs::test::all_indices(sum->shape().dims())) {
+      const std::size_t k = llmfs::test::naive_offset(sum->shape(), at);
       EXPECT_EQ(sum->values()[k], ch10_read(a, at) + ch10_read(b, at));
       EXPECT_EQ(product->values()[k], ch10_read(a, at) * ch10_read(b, at));
     }
@@ -130,7 +100,7 @@ TEST(Ch10Property, AxisReductionsEqualNaiveLoops) {
   std::mt19937_64 rng(1012);
   for (int c = 0; c < kCh10Cases; ++c) {
     const Shape shape = ch10_random_shape(rng);
-    const Tensor x = ch10_random_tensor(shape, 5000 + c);
+    const Tensor x = llmfs::test::random_tensor(shape, 5000 + c);
     for (std::size_t axis = 0; axis < shape.rank(); ++axis) {
       const auto s = llmfs::tensor::reduce_sum(x, axis);
       ASSERT_TRUE(s.has_value());
@@ -145,14 +115,14 @@ TEST(Ch10Property, AxisReductionsEqualNaiveLoops) {
         continue;
       }
       ASSERT_TRUE(m && mx);
-      for (Index at : ch10_indices(Shape(kept))) {
+      for (Index at : llmfs::test::all_indices(kept)) {
         double total = 0.0, best = -INFINITY;
         for (at[axis] = 0; at[axis] < shape[axis]; ++at[axis]) {
-          total += x.values()[ch10_offset(shape, at)];
-          best = std::max(best, x.values()[ch10_offset(shape, at)]);
+          total += x.values()[llmfs::test::naive_offset(shape, at)];
+          best = std::max(best, x.values()[llmfs::test::naive_offset(shape, at)]);
         }
         at[axis] = 0;
-        const std::size_t k = ch10_offset(Shape(kept), at);
+        const std::size_t k = llmfs::test::naive_offset(Shape(kept), at);
         EXPECT_EQ(s->values()[k], total);
         EXPECT_EQ(m->values()[k], total / static_cast<double>(shape[axis]));
         EXPECT_EQ(mx->values()[k], best);
@@ -168,25 +138,26 @@ TEST(Ch10Property, SumToEqualsNaiveLoopsAndIsTheAdjointOfBroadcasting) {
   for (int c = 0; c < kCh10Cases; ++c) {
     const Shape big = ch10_random_shape(rng);
     const Shape target = ch10_operand_for(big, rng);
-    const Tensor g = ch10_random_tensor(big, 9000 + c);
-    const Tensor y = ch10_random_tensor(target, 19000 + c);
+    const Tensor g = llmfs::test::random_tensor(big, 9000 + c);
+    const Tensor y = llmfs::test::random_tensor(target, 19000 + c);
     const auto folded = llmfs::tensor::sum_to(g, target);
     ASSERT_TRUE(folded.has_value()) << fmt::format("{} -> {}", big, target);
     // Naive: every element of g added into the element it broadcasts from, in order.
     std::vector<double> want(target.element_count().value(), 0.0);
     const std::size_t lead = big.rank() - target.rank();
-    for (const Index& at : ch10_indices(big)) {
+    for (const Index& at : llmfs::test::all_indices(big.dims())) {
       Index t(at.begin() + static_cast<std::ptrdiff_t>(lead), at.end());
       for (std::size_t axis = 0; axis < t.size(); ++axis)
         if (target[axis] == 1) t[axis] = 0;
-      want[ch10_offset(target, t)] += g.values()[ch10_offset(big, at)];
+      want[llmfs::test::naive_offset(target, t)] +=
+          g.values()[llmfs::test::naive_offset(big, at)];
     }
     EXPECT_TRUE(std::ranges::equal(folded->values(), want));
     // ⟨broadcast(y), g⟩ = ⟨y, sum_to(g)⟩, up to rounding (different addition orders).
     double left = 0.0, right = 0.0, scale = 0.0;
-    for (const Index& at : ch10_indices(big)) {
-      left += ch10_read(y, at) * g.values()[ch10_offset(big, at)];
-      scale += std::abs(g.values()[ch10_offset(big, at)]);
+    for (const Index& at : llmfs::test::all_indices(big.dims())) {
+      left += ch10_read(y, at) * g.values()[llmfs::test::naive_offset(big, at)];
+      scale += std::abs(g.values()[llmfs::test::naive_offset(big, at)]);
     }
     for (std::size_t k = 0; k < y.size(); ++k)
       right += y.values()[k] * folded->values()[k];

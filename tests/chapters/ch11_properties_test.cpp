@@ -11,6 +11,8 @@
 
 #include <llmfs/tensor/matmul.hpp>
 
+#include "support/random_tensor.hpp"
+
 namespace {
 
 using llmfs::tensor::Shape;
@@ -19,30 +21,6 @@ using llmfs::tensor::TensorErrorCode;
 using Index = std::vector<std::size_t>;
 
 constexpr int kCh11Cases = 200;
-
-Tensor ch11_random_tensor(const Shape& shape, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-1.0, 1.0);
-  std::vector<double> values(shape.element_count().value());
-  for (double& v : values)
-    v = dist(engine);
-  return Tensor::from(shape, std::move(values)).value();
-}
-
-// Every multi-index of `dims` in row-major order.
-std::vector<Index> ch11_indices(const Index& dims) {
-  std::vector<Index> all;
-  for (std::size_t d : dims)
-    if (d == 0) return all;
-  Index index(dims.size(), 0);
-  while (true) {
-    all.push_back(index);
-    std::size_t axis = dims.size();
-    while (axis > 0 && ++index[axis - 1] == dims[axis - 1])
-      index[--axis] = 0;
-    if (axis == 0) return all;
-  }
-}
 
 // The offset of matrix `batch_index` (an index of the broadcast batch) in an operand
 // with these batch axes and matrices of `size` elements.
@@ -74,8 +52,8 @@ TEST(Ch11Property, BatchedMatmulEqualsNaiveLoops) {
     Index da = ba, db = bb;
     da.insert(da.end(), {n, k});
     db.insert(db.end(), {k, m});
-    const Tensor a = ch11_random_tensor(Shape(da), 3 * c),
-                 b = ch11_random_tensor(Shape(db), 3 * c + 1);
+    const Tensor a = llmfs::test::random_tensor(Shape(da), 3 * c),
+                 b = llmfs::test::random_tensor(Shape(db), 3 * c + 1);
     const auto got = llmfs::tensor::matmul(a, b);
     ASSERT_TRUE(got.has_value()) << fmt::format("{}", got.error());
     // The broadcast batch, per axis from the right.
@@ -89,7 +67,7 @@ TEST(Ch11Property, BatchedMatmulEqualsNaiveLoops) {
     out_dims.insert(out_dims.end(), {n, m});
     ASSERT_EQ(got->shape(), Shape(out_dims));
     std::size_t at = 0;
-    for (const Index& bi : ch11_indices(out_batch)) {
+    for (const Index& bi : llmfs::test::all_indices(out_batch)) {
       const std::size_t oa = ch11_matrix_offset(ba, bi, n * k);
       const std::size_t ob = ch11_matrix_offset(bb, bi, k * m);
       for (std::size_t i = 0; i < n; ++i)

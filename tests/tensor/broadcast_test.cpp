@@ -6,7 +6,7 @@
 
 #include <llmfs/tensor/broadcast.hpp>
 
-#include "tensor/random_tensor.hpp"
+#include "support/random_tensor.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/strided.hpp>
 
-#include "tensor/random_tensor.hpp"
+#include "support/random_tensor.hpp"
 
 namespace {
 

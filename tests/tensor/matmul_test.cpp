@@ -3,7 +3,7 @@
 
 #include <llmfs/tensor/matmul.hpp>
 
-#include "tensor/random_tensor.hpp"
+#include "support/random_tensor.hpp"
 
 namespace {
 

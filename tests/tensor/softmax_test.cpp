@@ -11,7 +11,7 @@
 
 #include <llmfs/tensor/softmax.hpp>
 
-#include "tensor/random_tensor.hpp"
+#include "support/random_tensor.hpp"
 
 namespace {
 

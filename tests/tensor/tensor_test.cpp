@@ -10,7 +10,7 @@
 #include <llmfs/tensor/number_format.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
-#include "tensor/random_tensor.hpp"
+#include "support/random_tensor.hpp"
 
 namespace {
 

@@ -1,9 +1,10 @@
 #pragma once
-// Test helper: tensors of uniform random values from a fixed seed, and a naive
-// multi-index.
+// Test helper (unit and chapter tests): tensors of uniform random values from a fixed
+// seed, every multi-index of a shape, and a naive row-major offset.
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include <llmfs/tensor/tensor.hpp>
@@ -20,6 +21,23 @@ inline tensor::Tensor random_tensor(const tensor::Shape& shape, std::uint64_t se
   for (double& v : values)
     v = dist(engine);
   return tensor::Tensor::from(shape, std::move(values)).value();
+}
+
+/// Every multi-index of an array with axis lengths `dims`, in row-major order (the last
+/// axis fastest); none when a length is 0, one empty index for rank 0.
+inline std::vector<std::vector<std::size_t>> all_indices(
+    std::span<const std::size_t> dims) {
+  std::vector<std::vector<std::size_t>> all;
+  for (std::size_t d : dims)
+    if (d == 0) return all;
+  std::vector<std::size_t> index(dims.size(), 0);
+  while (true) {
+    all.push_back(index);
+    std::size_t axis = dims.size();
+    while (axis > 0 && ++index[axis - 1] == dims[axis - 1])
+      index[--axis] = 0;
+    if (axis == 0) return all;
+  }
 }
 
 /// Naive row-major offset of a multi-index: the hand-written reference for the strided
