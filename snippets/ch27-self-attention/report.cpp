@@ -28,9 +28,6 @@ std::string render_report(const Evidence& e) {
   const HeadPass& w = x.wide;
   return snippets::join_lines({
       "chapter=27-self-attention",
-      "prediction=each query row becomes one probability row over all keys; the output "
-      "row is that row's blend of value rows; one [T,T] table serves every value "
-      "feature",
       snippets::config_line(),
       "input=" + format_tensor(e.input),
       "query=" + format_tensor(f.query),

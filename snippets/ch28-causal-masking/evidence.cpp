@@ -121,10 +121,8 @@ Step<Evidence> gather_evidence() {
   e.error_empty_tokens = snippets::refusal(head, empty, empty, empty);
   e.error_token_mismatch = snippets::refusal(head, x, two, two);
   const double blocked = -std::numeric_limits<double>::infinity();
-  const auto all_blocked = LLMFS_TRY_AT(
-      "masked row", Tensor::from(Shape{2, 2}, {0.0, blocked, blocked, blocked}));
-  e.error_fully_masked_row =
-      snippets::error_text(tensor::softmax_last_axis(all_blocked));
+  e.error_fully_masked_row = snippets::error_text(
+      tensor::softmax_last_axis(Tensor::full(Shape{1, 2}, blocked)));
   e.exercises = LLMFS_TRY(exercise_answers(e));
   return e;
 }

@@ -24,16 +24,11 @@ std::string render_report(const Evidence& e) {
   const Exercises& x = e.exercises;
   return snippets::join_lines({
       "chapter=28-causal-masking",
-      "prediction=query i reads keys 0..i only; blocked weights are exactly 0; row 0 "
-      "copies value 0; changing the last token leaves every earlier row bitwise "
-      "unchanged",
       snippets::config_line() + " mask:additive",
-      "input=" + format_tensor(e.input),
       "mask=" + format_tensor(f.mask),
       "scores=" + format_tensor(f.scores),
       "masked_scores=" + format_tensor(f.masked_scores),
       "weights=" + format_tensor(f.weights),
-      "row_sums=" + format_values(e.row_sums.values()),
       "output=" + format_tensor(f.output),
       fmt::format("prefix=replaced_token:{} replacement:{} changed_output:{}",
                   kTokens - 1, format_values(kReplacement),
