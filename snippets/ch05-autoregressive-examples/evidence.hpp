@@ -5,8 +5,8 @@
 // print gathered once from the library (src/llmfs/text/windows.hpp).
 
 #include <cstddef>
+#include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <llmfs/text/corpus.hpp>
@@ -32,57 +32,50 @@ struct Window {
   TokenId next{};                ///< the target
 };
 
-/// One fixture document: its sequence length and, per configuration of kFixtureConfigs,
-/// the example count by the formula and by enumeration.
+/// One document: its sequence length and its examples under each configuration.
 struct DocumentCount {
   std::string title;                    ///< the document
   Split split{};                        ///< its partition (Chapter 2)
   std::size_t n = 0;                    ///< BOS + tokens + EOS
-  std::vector<std::size_t> by_formula;  ///< [configs]
-  std::vector<std::size_t> enumerated;  ///< [configs]
+  std::vector<std::size_t> examples{};  ///< [configs] examples of this sequence
 };
 
-/// The examples of one split under one configuration, each number found its own way.
+/// The examples of one split under one configuration, and what they show.
 struct SplitCount {
-  Split split{};                ///< which partition
-  WindowConfig config{};        ///< T and S
-  std::size_t documents = 0;    ///< sequences in the split
-  std::size_t tokens = 0;       ///< Σ n over them
-  std::size_t by_formula = 0;   ///< Σ example_count(n)
-  std::size_t enumerated = 0;   ///< make_examples(...).size()
-  std::size_t too_short = 0;    ///< sequences with n < T + 1 (no example)
-  std::size_t eos_targets = 0;  ///< examples whose next token is EOS
-  std::size_t stream_windows =
-      0;                     ///< windows over the split as one concatenated stream
-  std::size_t crossing = 0;  ///< ... of them spanning two documents
+  Split split{};                   ///< which partition
+  WindowConfig config{};           ///< T and S
+  std::size_t documents = 0;       ///< sequences in the split
+  std::size_t tokens = 0;          ///< Σ n over them
+  std::size_t examples = 0;        ///< make_examples(...).size()
+  std::size_t too_short = 0;       ///< sequences with n < T + 1 (no example)
+  std::size_t eos_targets = 0;     ///< examples whose next token is EOS
+  std::size_t stream_windows = 0;  ///< windows over the split as one stream
+  std::size_t crossing = 0;        ///< ... of them spanning two documents
 };
 
 /// A bad input and the library's answer.
 struct Outcome {
   std::string name;    ///< the case
-  std::string answer;  ///< `error:<message>`, or `ok`
+  std::string answer;  ///< the error's message, or `accepted`
 };
 
-/// One tokenizer's view of the King James text: every split under every configuration.
+/// One tokenizer's view of a partitioned corpus: every split under every configuration,
+/// and every document's examples.
 struct CorpusCounts {
-  std::string tokenizer;           ///< `M merges, BOS, EOS, V`
-  std::vector<SplitCount> splits;  ///< split × kCorpusConfigs, in that order
-  std::vector<std::pair<std::string, std::size_t>>
-      too_short;  ///< training documents
-                  ///< with n < 257: title, n
+  std::string tokenizer;                   ///< `M merges, BOS, EOS, V`
+  std::vector<SplitCount> splits{};        ///< split × configurations, in that order
+  std::vector<DocumentCount> documents{};  ///< train, validation, test; corpus order
 };
 
 /// Everything the report and the trace print.
 struct Evidence {
-  std::vector<TokenId> predict_sequence;         ///< kPredictText framed, [15]
-  std::vector<Window> predict_windows;           ///< its examples under kPredictConfig
-  std::size_t predict_formula = 0;               ///< example_count(15, kPredictConfig)
-  std::vector<std::size_t> exercise_strides;     ///< exercise 1: count for S = 1 … 5
-  std::vector<DocumentCount> fixture_documents;  ///< per document of the fixture
-  std::vector<SplitCount> fixture_splits;        ///< per split × configuration
-  std::vector<Outcome> errors;                   ///< one per windowing error
-  CorpusCounts kjv_bytes;                        ///< with a tokenizer of zero merges
-  CorpusCounts kjv_bpe;                          ///< with the course tokenizer
+  std::vector<TokenId> predict_sequence;      ///< kPredictText framed, [15]
+  std::vector<Window> predict_windows;        ///< its examples under kPredictConfig
+  std::vector<std::size_t> exercise_strides;  ///< exercise 1: count for S = 1 … 5
+  CorpusCounts fixture;                       ///< byte by byte, under kFixtureConfigs
+  std::vector<Outcome> errors;                ///< one per windowing error
+  CorpusCounts kjv_bytes;                     ///< with a tokenizer of zero merges
+  CorpusCounts kjv_bpe;                       ///< with the course tokenizer
 };
 
 /// The fixture part of the chapter (everything but the King James text); the tests use
@@ -90,9 +83,6 @@ struct Evidence {
 [[nodiscard]] Step<Evidence> gather_fixture();
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
-/// The counts of one split of `sequences` under `config`, each found separately.
-[[nodiscard]] Step<SplitCount> count_split(const Sequences& sequences, Split split,
-                                           WindowConfig config, TokenId eos);
 
 /// The report, one `key=value` line per fact.
 [[nodiscard]] std::string render_report(const Evidence& evidence);

@@ -28,19 +28,51 @@ std::string config_key(WindowConfig c) {
 
 std::string split_line(std::string_view corpus, const SplitCount& c) {
   return fmt::format(
-      "{}_{}_{}=documents:{} tokens:{} formula:{} enumerated:{} equal:{} too_short:{} "
-      "eos_targets:{} stream_windows:{} crossing:{}",
+      "{}_{}_{}=documents:{} tokens:{} examples:{} too_short:{} eos_targets:{} "
+      "stream_windows:{} crossing:{}",
       corpus, describe(c.split), config_key(c.config), c.documents, c.tokens,
-      c.by_formula, c.enumerated, c.by_formula == c.enumerated ? "yes" : "no",
-      c.too_short, c.eos_targets, c.stream_windows, c.crossing);
+      c.examples, c.too_short, c.eos_targets, c.stream_windows, c.crossing);
 }
+
+// region: report-exercise-lines
+// The exercises and the misconception read the training split's counts under the
+// course tokenizer (the first split: train[c] is configuration kCorpusConfigs[c]).
+void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
+  const std::vector<SplitCount>& train = e.kjv_bpe.splits;
+  lines.push_back(fmt::format("exercise_1=n:{} T:{} S=1..{}:[{}]", kExerciseLength,
+                              kExerciseContext, e.exercise_strides.size(),
+                              fmt::join(e.exercise_strides, ",")));
+  auto shortest = e.kjv_bpe.documents;  // the training documents come first
+  shortest.resize(train[0].documents);
+  std::ranges::sort(shortest, {}, &DocumentCount::n);
+  std::vector<std::string> three;
+  for (std::size_t k = 0; k < std::min<std::size_t>(3, shortest.size()); ++k)
+    three.push_back(fmt::format("{} ({})", shortest[k].title, shortest[k].n));
+  lines.push_back(fmt::format(
+      "exercise_2=T256 too_short bytes:{} course:{} shortest:[{}]",
+      e.kjv_bytes.splits[2].too_short, train[2].too_short, fmt::join(three, ", ")));
+  const SplitCount& half = train[1];
+  lines.push_back(fmt::format(
+      "exercise_3=T64_S32 per_document:{} one_stream:{} crossing_a_boundary:{}",
+      half.examples, half.stream_windows, half.crossing));
+  lines.push_back(fmt::format(
+      "exercise_4=T64_S32 eos_targets:{} of {} documents "
+      "(D/S = {:.2f}); T1_S1 eos_targets:{}",
+      half.eos_targets, half.documents,
+      static_cast<double>(half.documents) / half.config.stride, train[0].eos_targets));
+  for (std::size_t k = 0; k < kCorpusConfigs.size(); ++k)
+    lines.push_back(fmt::format(
+        "misconception_{}=targets:{} of {} tokens ({:.2f}%) never_a_target:{}",
+        config_key(train[k].config), train[k].examples, train[k].tokens,
+        100.0 * train[k].examples / train[k].tokens,
+        train[k].tokens - train[k].examples));
+}
+// endregion: report-exercise-lines
 
 }  // namespace
 
-void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines);
-
-// region: report-lines
-// The prediction, the fixture's documents and splits, the errors, the King James text.
+// The prediction, the fixture's splits, the errors, the King James text (the fixture's
+// documents are the trace's COUNT records).
 std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
   lines.push_back(fmt::format(
@@ -54,19 +86,7 @@ std::string render_report(const Evidence& e) {
                     fmt::join(w.context | std::views::transform(token_text), " "),
                     w.next, token_text(w.next)));
   }
-  lines.push_back(fmt::format("predict_count=formula:{} enumerated:{}",
-                              e.predict_formula, e.predict_windows.size()));
-  for (std::size_t d = 0; d < e.fixture_documents.size(); ++d) {
-    const DocumentCount& doc = e.fixture_documents[d];
-    std::vector<std::string> counts;
-    for (std::size_t c = 0; c < kFixtureConfigs.size(); ++c)
-      counts.push_back(fmt::format("{}:{}/{}", config_key(kFixtureConfigs[c]),
-                                   doc.by_formula[c], doc.enumerated[c]));
-    lines.push_back(
-        fmt::format("fixture_doc_{}=title:{} split:{} n:{} formula/enumerated {}", d,
-                    doc.title, describe(doc.split), doc.n, fmt::join(counts, " ")));
-  }
-  for (const SplitCount& c : e.fixture_splits)
+  for (const SplitCount& c : e.fixture.splits)
     lines.push_back(split_line("fixture", c));
   for (const Outcome& o : e.errors)
     lines.push_back(fmt::format("error_{}={}", o.name, o.answer));
@@ -79,49 +99,6 @@ std::string render_report(const Evidence& e) {
   add_exercise_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
-
-// region: report-exercise-lines
-// The exercises and the misconception read the training split's counts under the
-// course tokenizer.
-void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
-  const auto train = [&](WindowConfig config) {
-    for (const SplitCount& c : e.kjv_bpe.splits)
-      if (c.split == Split::train && c.config.context == config.context &&
-          c.config.stride == config.stride)
-        return c;
-    return SplitCount{};
-  };
-  lines.push_back(fmt::format("exercise_1=n:{} T:{} S=1..{}:[{}]", kExerciseLength,
-                              kExerciseContext, e.exercise_strides.size(),
-                              fmt::join(e.exercise_strides, ",")));
-  auto shortest = e.kjv_bpe.too_short;
-  std::ranges::sort(shortest, {}, [](const auto& d) { return d.second; });
-  std::vector<std::string> three;
-  for (std::size_t k = 0; k < std::min<std::size_t>(3, shortest.size()); ++k)
-    three.push_back(fmt::format("{} ({})", shortest[k].first, shortest[k].second));
-  lines.push_back(fmt::format(
-      "exercise_2=T256 too_short bytes:{} course:{} shortest:[{}]",
-      e.kjv_bytes.too_short.size(), shortest.size(), fmt::join(three, ", ")));
-  const SplitCount half = train(kCorpusConfigs[1]);
-  lines.push_back(fmt::format(
-      "exercise_3=T64_S32 per_document:{} one_stream:{} crossing_a_boundary:{}",
-      half.enumerated, half.stream_windows, half.crossing));
-  lines.push_back(
-      fmt::format("exercise_4=T64_S32 eos_targets:{} of {} documents "
-                  "(D/S = {:.2f}); T1_S1 eos_targets:{}",
-                  half.eos_targets, half.documents,
-                  static_cast<double>(half.documents) / half.config.stride,
-                  train(kCorpusConfigs[0]).eos_targets));
-  for (WindowConfig config : kCorpusConfigs) {
-    const SplitCount c = train(config);
-    lines.push_back(fmt::format(
-        "misconception_{}=targets:{} of {} tokens ({:.2f}%) never_a_target:{}",
-        config_key(config), c.enumerated, c.tokens, 100.0 * c.enumerated / c.tokens,
-        c.tokens - c.enumerated));
-  }
-}
-// endregion: report-exercise-lines
 
 // region: trace-records
 // TOKEN per position of the prediction's sequence, WINDOW per example (its context
@@ -139,12 +116,12 @@ std::string render_trace(const Evidence& e) {
                     w.start + w.context.size() - 1, w.start + w.context.size(),
                     token_text(w.next)));
   }
-  for (const DocumentCount& d : e.fixture_documents)
+  for (const DocumentCount& d : e.fixture.documents)
     for (std::size_t c = 0; c < kFixtureConfigs.size(); ++c)
-      records.push_back(fmt::format(
-          "COUNT|title={}|split={}|n={}|context={}|stride={}|formula={}|enumerated={}",
-          d.title, describe(d.split), d.n, kFixtureConfigs[c].context,
-          kFixtureConfigs[c].stride, d.by_formula[c], d.enumerated[c]));
+      records.push_back(
+          fmt::format("COUNT|title={}|split={}|n={}|context={}|stride={}|examples={}",
+                      d.title, describe(d.split), d.n, kFixtureConfigs[c].context,
+                      kFixtureConfigs[c].stride, d.examples[c]));
   return snippets::join_lines(records);
 }
 // endregion: trace-records

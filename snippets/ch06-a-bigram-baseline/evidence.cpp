@@ -10,13 +10,6 @@ using llmfs::models::sample_document;
 
 namespace {
 
-std::vector<TokenSequence> encode_all(std::span<const std::string_view> texts) {
-  std::vector<TokenSequence> documents;
-  for (std::string_view text : texts)
-    documents.push_back(encode_letters(text));
-  return documents;
-}
-
 std::string letters(const TokenSequence& tokens) {
   std::string text;
   for (TokenId id : tokens)  // a special drawn mid-document shows as <BOS>
@@ -41,32 +34,13 @@ constexpr BigramConfig kFixtureConfig{kFixtureVocab, kFixtureBos, kFixtureEos,
 }
 // endregion: fixture-row
 
-// region: fixture-score
-// The validation document, framed BOS … EOS, one prediction per pair.
-[[nodiscard]] Step<std::vector<PairScore>> score_pairs(const BigramModel& model,
-                                                       const TokenSequence& tokens) {
-  std::vector<PairScore> scored;
-  TokenId prev = kFixtureBos;
-  for (std::size_t i = 0; i <= tokens.size(); ++i) {
-    const TokenId next = i < tokens.size() ? tokens[i] : kFixtureEos;
-    const std::uint64_t count = LLMFS_TRY_AT("read model", model.count(prev, next));
-    const std::uint64_t total = LLMFS_TRY_AT("read model", model.row_total(prev));
-    const double p = LLMFS_TRY_AT("read model", model.probability(prev, next));
-    scored.push_back({prev, next, count, total, p});
-    prev = next;
-  }
-  return scored;
-}
-// endregion: fixture-score
-
 // region: fixture-refusals
 // Configurations and inputs the formula cannot use, each refused with a typed error.
 std::vector<Refusal> refusals(const std::vector<TokenSequence>& train) {
   const auto refuse = [&](std::string name, const BigramConfig& config,
                           std::span<const TokenSequence> docs) {
-    const auto fitted = BigramModel::fit(docs, config);
     return Refusal{std::move(name),
-                   fitted ? "accepted" : fmt::format("{}", fitted.error())};
+                   snippets::error_text(BigramModel::fit(docs, config))};
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<TokenSequence> bad_id{train[0], {1, 0, 5}};
@@ -81,13 +55,31 @@ std::vector<Refusal> refusals(const std::vector<TokenSequence>& train) {
 
 }  // namespace
 
+// region: fixture-score
+// The validation document, framed BOS … EOS, one prediction per pair.
+Step<std::vector<PairScore>> score_pairs(const BigramModel& model,
+                                         const TokenSequence& tokens) {
+  std::vector<PairScore> scored;
+  TokenId prev = model.config().bos;
+  for (std::size_t i = 0; i <= tokens.size(); ++i) {
+    const TokenId next = i < tokens.size() ? tokens[i] : model.config().eos;
+    const std::uint64_t count = LLMFS_TRY_AT("read model", model.count(prev, next));
+    const std::uint64_t total = LLMFS_TRY_AT("read model", model.row_total(prev));
+    const double p = LLMFS_TRY_AT("read model", model.probability(prev, next));
+    scored.push_back({prev, next, count, total, p});
+    prev = next;
+  }
+  return scored;
+}
+// endregion: fixture-score
+
 // region: fit-fixture
 // The whole hand fixture: fit on the two training documents, read back every row,
 // score the validation document, and draw seeded samples.
 Step<Fixture> fit_fixture() {
   Fixture f;
-  f.train = encode_all(kTrain);
-  f.validation = encode_all(kValidation);
+  f.train = encode_all(kTrain, encode_letters);
+  f.validation = encode_all(kValidation, encode_letters);
   const BigramModel model =
       LLMFS_TRY_AT("fit fixture", BigramModel::fit(f.train, kFixtureConfig));
   f.pairs = model.pairs();
@@ -131,29 +123,26 @@ Step<Fixture> fit_fixture() {
 // endregion: corpus-bigram
 
 // region: exercises
-// Row `a` as the reader tabulates it; α = 0.5 refits the same counts; the memory of a
-// dense table at V = 4,096; and the mass the smoothed row of `a` gives to the next
-// tokens never seen after `a` in training.
-Step<Exercises> solve_exercises() {
+// Exercise 1 is the fixture's row of `a`. α = 0.5 refits the same counts; the memory
+// of a dense table at V = 4,096; and the mass the smoothed row of `a` gives to the
+// next tokens never seen after `a` in training.
+Step<Exercises> solve_exercises(const Fixture& f) {
   Exercises x;
-  const std::vector<TokenSequence> train = encode_all(kTrain);
-  const BigramModel one =
-      LLMFS_TRY_AT("exercise 1", BigramModel::fit(train, kFixtureConfig));
-  x.row_a = LLMFS_TRY(table_row(one, 0));
   BigramConfig half = kFixtureConfig;
   half.alpha = kExerciseAlpha;
-  const BigramModel smaller = LLMFS_TRY_AT("exercise 2", BigramModel::fit(train, half));
+  const BigramModel smaller =
+      LLMFS_TRY_AT("exercise 2", BigramModel::fit(f.train, half));
   x.p_n_after_a = LLMFS_TRY_AT("read model", smaller.probability(0, 2));
   x.p_eos_after_n = LLMFS_TRY_AT("read model", smaller.probability(2, kFixtureEos));
   x.dense_cells = kCourseVocab * kCourseVocab;
   x.dense_bytes = x.dense_cells * sizeof(std::uint64_t);
+  const Row& a = f.rows[0];
   for (std::size_t next = 0; next < kFixtureVocab; ++next)
-    if (x.row_a.counts[next] == 0) x.unseen_mass_after_a += x.row_a.probabilities[next];
+    if (a.counts[next] == 0) x.unseen_mass_after_a += a.probabilities[next];
   return x;
 }
 // endregion: exercises
 
-// region: gather
 // The chapter in one pass: the fixture, the corpus under both tokenizers, the
 // exercises.
 Step<Evidence> gather() {
@@ -162,9 +151,8 @@ Step<Evidence> gather() {
   const std::vector<EncodedCorpus> corpora = LLMFS_TRY(encode_corpus());
   for (const EncodedCorpus& corpus : corpora)
     e.corpus.push_back(LLMFS_TRY(fit_corpus(corpus)));
-  e.exercises = LLMFS_TRY(solve_exercises());
+  e.exercises = LLMFS_TRY(solve_exercises(e.fixture));
   return e;
 }
-// endregion: gather
 
 }  // namespace ch06

@@ -66,9 +66,9 @@ struct CorpusBigram {
   std::vector<std::string> samples;  ///< seeded samples, decoded to text
 };
 
-/// The answers of the chapter's exercises, computed by the library.
+/// The answers of exercises 2 to 4, computed by the library (exercise 1's, the row of
+/// `a`, is the fixture's first row).
 struct Exercises {
-  Row row_a;                         ///< 1: the row of `a`, by hand
   double p_n_after_a = 0.0;          ///< 2: P(n | a) with α = 0.5
   double p_eos_after_n = 0.0;        ///< 2: P(EOS | n) with α = 0.5
   std::size_t dense_cells = 0;       ///< 3: V² for V = 4,096
@@ -85,8 +85,11 @@ struct Evidence {
 
 /// The hand fixture: fit, rows, validation, samples and refusals (no corpus).
 [[nodiscard]] Step<Fixture> fit_fixture();
-/// The exercises (no corpus needed).
-[[nodiscard]] Step<Exercises> solve_exercises();
+/// The validation document `tokens`, framed BOS … EOS, one prediction per pair.
+[[nodiscard]] Step<std::vector<PairScore>> score_pairs(const BigramModel& model,
+                                                       const TokenSequence& tokens);
+/// The exercises, from the fitted fixture (no corpus needed).
+[[nodiscard]] Step<Exercises> solve_exercises(const Fixture& fixture);
 /// Runs the whole chapter once, the corpus included.
 [[nodiscard]] Step<Evidence> gather();
 

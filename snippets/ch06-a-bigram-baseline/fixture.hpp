@@ -7,8 +7,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <llmfs/models/bigram.hpp>
 
@@ -61,5 +63,16 @@ inline std::string token_name(TokenId id) {
   return std::string(1, kAlphabet[static_cast<std::size_t>(id)]);
 }
 // endregion: toy-tokenizer
+
+/// Each text through `encode` (encode_letters here, chapter 7's merged tokenizer too):
+/// one token sequence per document.
+template <class Encode>
+std::vector<TokenSequence> encode_all(std::span<const std::string_view> texts,
+                                      Encode encode) {
+  std::vector<TokenSequence> documents;
+  for (std::string_view text : texts)
+    documents.push_back(encode(text));
+  return documents;
+}
 
 }  // namespace ch06

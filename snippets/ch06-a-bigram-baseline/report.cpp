@@ -36,10 +36,12 @@ std::string one_line(std::string_view text) {
 
 }  // namespace
 
-// region: report-lines
 // The fixture: its tokens, the count table and the smoothed table row by row, the
-// validation document's predictions, the samples and the refusals.
-void add_fixture_lines(const Fixture& f, std::vector<std::string>& lines) {
+// validation document's predictions, the samples and the refusals; then the corpus
+// under each tokenizer, and the exercise answers.
+std::string render_report(const Evidence& e) {
+  const Fixture& f = e.fixture;
+  std::vector<std::string> lines;
   for (std::size_t d = 0; d < f.train.size(); ++d)
     lines.push_back(fmt::format("train_{}=text:{} tokens:[{}]", d + 1, kTrain[d],
                                 fmt::join(f.train[d], ",")));
@@ -62,12 +64,6 @@ void add_fixture_lines(const Fixture& f, std::vector<std::string>& lines) {
     lines.push_back(fmt::format("sample_{}={}", i + 1, f.samples[i]));
   for (const Refusal& r : f.refusals)
     lines.push_back(fmt::format("refuse_{}={}", r.name, r.text));
-}
-// endregion: report-lines
-
-// region: report-measured-lines
-// Then the corpus under each tokenizer, and the exercise answers.
-void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (const CorpusBigram& c : e.corpus) {
     const double cells = static_cast<double>(c.vocab_size) * c.vocab_size;
     lines.push_back(
@@ -81,9 +77,6 @@ void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
           fmt::format("corpus_{}_sample_{}={}", c.name, i + 1, one_line(c.samples[i])));
   }
   const Exercises& x = e.exercises;
-  lines.push_back(fmt::format("exercise_1=count_a:{} total:{} prob_a:{}",
-                              named_row(x.row_a.counts, "{}"), x.row_a.total,
-                              named_row(x.row_a.probabilities, "{:.6f}")));
   lines.push_back(
       fmt::format("exercise_2=alpha:{} p_n_after_a:{:.6f} p_eos_after_n:{:.6f}",
                   kExerciseAlpha, x.p_n_after_a, x.p_eos_after_n));
@@ -91,15 +84,8 @@ void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
                               x.dense_cells, x.dense_bytes));
   lines.push_back(
       fmt::format("exercise_4=unseen_mass_after_a:{:.6f}", x.unseen_mass_after_a));
-}
-
-std::string render_report(const Evidence& e) {
-  std::vector<std::string> lines;
-  add_fixture_lines(e.fixture, lines);
-  add_measured_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // ROW per conditioning token (its total and denominator), CELL per (prev, next) with

@@ -23,39 +23,6 @@ struct FixtureTokenizer {
   BigramConfig config;
 };
 
-std::string merged_name(TokenId id) {
-  if (id == kMergedAn) return "an";
-  if (id == kMergedBos) return "BOS";
-  if (id == kMergedEos) return "EOS";
-  return ch06::token_name(id);
-}
-
-std::vector<FixtureTokenizer> tokenizers() {
-  return {{"letters",
-           ch06::encode_letters,
-           ch06::token_name,
-           {ch06::kFixtureVocab, ch06::kFixtureBos, ch06::kFixtureEos, 1.0}},
-          {"letters_an",
-           encode_merged,
-           merged_name,
-           {kMergedVocab, kMergedBos, kMergedEos, 1.0}}};
-}
-
-std::vector<TokenSequence> encode_all(const FixtureTokenizer& t,
-                                      std::span<const std::string_view> texts) {
-  std::vector<TokenSequence> documents;
-  for (std::string_view text : texts)
-    documents.push_back(t.encode(text));
-  return documents;
-}
-
-std::size_t text_bytes(std::span<const std::string_view> texts) {
-  std::size_t bytes = 0;
-  for (std::string_view text : texts)
-    bytes += text.size();
-  return bytes;
-}
-
 // The uniform model on the same predictions: every token at 1/V.
 [[nodiscard]] Step<Metrics> uniform_metrics(const llmfs::eval::Score& s,
                                             std::size_t vocab_size) {
@@ -64,28 +31,43 @@ std::size_t text_bytes(std::span<const std::string_view> texts) {
   return LLMFS_TRY_AT("uniform", summarize(score));
 }
 
+// region: evaluation
+// A bigram fitted on a training partition (chapter 6), scored on a validation
+// partition beside the uniform model, and the same counts scored again with each
+// pseudo-count of `alphas`.
+[[nodiscard]] Step<Evaluation> evaluate(const BigramModel& model, std::string name,
+                                        const std::vector<TokenSequence>& valid,
+                                        std::size_t bytes,
+                                        std::span<const double> alphas) {
+  const auto score = LLMFS_TRY_AT("score " + name, score_bigram(model, valid, bytes));
+  Evaluation e{std::move(name), model.vocab_size()};
+  e.metrics = LLMFS_TRY_AT("metrics", summarize(score));
+  e.uniform = LLMFS_TRY(uniform_metrics(score, model.vocab_size()));
+  for (double alpha : alphas) {
+    const BigramModel smoothed = LLMFS_TRY_AT("alpha", model.with_alpha(alpha));
+    const auto s = LLMFS_TRY_AT("alpha", score_bigram(smoothed, valid, bytes));
+    e.alphas.push_back(LLMFS_TRY_AT("alpha", summarize(s)));
+  }
+  return e;
+}
+// endregion: evaluation
+
 // region: fixture-predictions
-// The validation document token by token, under one tokenizer: each prediction's
-// probability and surprisal, then the three metrics of their sum.
+// The validation document under one tokenizer: its evaluation, and chapter 6's
+// predictions, each with its bytes and its surprisal.
 [[nodiscard]] Step<Evaluation> evaluate(const FixtureTokenizer& t) {
-  const std::vector<TokenSequence> train = encode_all(t, ch06::kTrain);
-  const std::vector<TokenSequence> valid = encode_all(t, ch06::kValidation);
+  const auto train = ch06::encode_all(ch06::kTrain, t.encode);
+  const auto valid = ch06::encode_all(ch06::kValidation, t.encode);
   const BigramModel model =
       LLMFS_TRY_AT("fit " + t.name, BigramModel::fit(train, t.config));
-  Evaluation e{t.name, t.config.vocab_size, {}, {}, {}, {}};
-  TokenId prev = t.config.bos;
-  for (std::size_t i = 0; i <= valid[0].size(); ++i) {
-    const TokenId next = i < valid[0].size() ? valid[0][i] : t.config.eos;
-    const double p = LLMFS_TRY_AT("predict", model.probability(prev, next));
-    const std::string name = t.token_name(next);
-    e.predictions.push_back({t.token_name(prev), name,
-                             next == t.config.eos ? 0 : name.size(), p, -std::log(p)});
-    prev = next;
+  Evaluation e =
+      LLMFS_TRY(evaluate(model, t.name, valid, ch06::kValidation[0].size(), {}));
+  for (const ch06::PairScore& s : LLMFS_TRY(ch06::score_pairs(model, valid[0]))) {
+    const std::string next = t.token_name(s.next);
+    e.predictions.push_back({t.token_name(s.prev), next,
+                             s.next == t.config.eos ? 0 : next.size(), s.probability,
+                             -std::log(s.probability)});
   }
-  const std::size_t bytes = text_bytes(ch06::kValidation);
-  const auto score = LLMFS_TRY_AT("score " + t.name, score_bigram(model, valid, bytes));
-  e.metrics = LLMFS_TRY_AT("metrics " + t.name, summarize(score));
-  e.uniform = LLMFS_TRY(uniform_metrics(score, t.config.vocab_size));
   return e;
 }
 // endregion: fixture-predictions
@@ -93,8 +75,17 @@ std::size_t text_bytes(std::span<const std::string_view> texts) {
 }  // namespace
 
 Step<std::vector<Evaluation>> evaluate_fixture() {
+  const FixtureTokenizer tokenizers[] = {
+      {"letters",
+       ch06::encode_letters,
+       ch06::token_name,
+       {ch06::kFixtureVocab, ch06::kFixtureBos, ch06::kFixtureEos, 1.0}},
+      {"letters_an",
+       encode_merged,
+       merged_name,
+       {kMergedVocab, kMergedBos, kMergedEos, 1.0}}};
   std::vector<Evaluation> evaluations;
-  for (const FixtureTokenizer& t : tokenizers())
+  for (const FixtureTokenizer& t : tokenizers)
     evaluations.push_back(LLMFS_TRY(evaluate(t)));
   return evaluations;
 }
@@ -103,61 +94,26 @@ Step<std::vector<Evaluation>> evaluate_fixture() {
 // Metrics that are undefined, each refused with a typed error: nothing predicted, no
 // text, a zero probability (an unsmoothed model meeting an unseen pair) and a NaN.
 std::vector<Refusal> refusals() {
-  const auto text = [](const auto& result) {
-    return result ? std::string("accepted") : fmt::format("{}", result.error());
-  };
+  using snippets::error_text;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> zero{0.5, 0.0}, not_a_number{nan};
-  return {{"no_tokens", text(llmfs::eval::cross_entropy(llmfs::eval::Score{}))},
-          {"no_bytes", text(llmfs::eval::bits_per_byte({2.0, 3, 0}))},
-          {"zero_probability", text(score_probabilities(zero, 2))},
-          {"nan_probability", text(score_probabilities(not_a_number, 1))}};
+  return {{"no_tokens", error_text(llmfs::eval::cross_entropy(llmfs::eval::Score{}))},
+          {"no_bytes", error_text(llmfs::eval::bits_per_byte({2.0, 3, 0}))},
+          {"zero_probability", error_text(score_probabilities(zero, 2))},
+          {"nan_probability", error_text(score_probabilities(not_a_number, 1))}};
 }
 // endregion: refusals
 
-// region: corpus-evaluation
-// One tokenization of the King James corpus: the bigram fitted on the training
-// partition (chapter 6), scored on the validation partition beside the uniform model,
-// and the same counts scored again with smaller pseudo-counts.
-[[nodiscard]] Step<Evaluation> evaluate_corpus(const ch06::EncodedCorpus& corpus) {
-  const auto& valid = corpus.validation;
-  const BigramModel model = LLMFS_TRY_AT(
-      "fit " + corpus.name, BigramModel::fit(corpus.train.documents, corpus.config));
-  const auto score = LLMFS_TRY_AT("score " + corpus.name,
-                                  score_bigram(model, valid.documents, valid.bytes));
-  Evaluation e{corpus.name, corpus.config.vocab_size, {}, {}, {}, {}};
-  e.metrics = LLMFS_TRY_AT("metrics " + corpus.name, summarize(score));
-  e.uniform = LLMFS_TRY(uniform_metrics(score, corpus.config.vocab_size));
-  for (double alpha : kAlphas) {
-    const BigramModel smoothed = LLMFS_TRY_AT("alpha", model.with_alpha(alpha));
-    const auto s =
-        LLMFS_TRY_AT("alpha", score_bigram(smoothed, valid.documents, valid.bytes));
-    e.alphas.push_back(LLMFS_TRY_AT("alpha", summarize(s)));
-  }
-  return e;
-}
-// endregion: corpus-evaluation
-
 // region: exercises
-// 2: the unsmoothed estimate c(prev, next) / c(prev) along `ban`, scored; 3: the
-// uniform model over the 258 byte-level ids, in bits; 4: nats per token converted
-// with a tokenizer's bytes per token.
+// 2: the unsmoothed estimate c(prev, next) / c(prev) along `ban` (chapter 6's counts),
+// scored; 3: the uniform model over the 258 byte-level ids, in bits; 4: nats per token
+// converted with a tokenizer's bytes per token.
 Step<Exercises> solve_exercises() {
   Exercises x;
-  const std::vector<TokenSequence> train = encode_all(tokenizers()[0], ch06::kTrain);
-  const BigramModel counts =
-      LLMFS_TRY_AT("exercise 2", BigramModel::fit(train, tokenizers()[0].config));
-  TokenId prev = ch06::kFixtureBos;
-  const TokenSequence ban = ch06::encode_letters(ch06::kValidation[0]);
-  for (std::size_t i = 0; i <= ban.size(); ++i) {
-    const TokenId next = i < ban.size() ? ban[i] : ch06::kFixtureEos;
-    const auto c = LLMFS_TRY_AT("exercise 2", counts.count(prev, next));
-    const auto total = LLMFS_TRY_AT("exercise 2", counts.row_total(prev));
-    x.unsmoothed.push_back(static_cast<double>(c) / static_cast<double>(total));
-    prev = next;
-  }
-  const auto scored = score_probabilities(x.unsmoothed, ch06::kValidation[0].size());
-  x.unsmoothed_score = scored ? "accepted" : fmt::format("{}", scored.error());
+  for (const ch06::PairScore& s : LLMFS_TRY(ch06::fit_fixture()).scored)
+    x.unsmoothed.push_back(static_cast<double>(s.count) / static_cast<double>(s.total));
+  x.unsmoothed_score = snippets::error_text(
+      score_probabilities(x.unsmoothed, ch06::kValidation[0].size()));
   x.uniform_bytes_bits =
       LLMFS_TRY_AT("exercise 3", llmfs::eval::uniform_cross_entropy(258)) /
       std::numbers::ln2;
@@ -169,19 +125,22 @@ Step<Exercises> solve_exercises() {
 }
 // endregion: exercises
 
-// region: gather
 // The chapter in one pass: the fixture under both tokenizers, the refusals, the
-// corpus under both tokenizers, the exercises.
+// King James corpus under both tokenizers (chapter 6's bigram, scored on the
+// validation partition with every α of kAlphas), the exercises.
 Step<Evidence> gather() {
   Evidence e;
   e.fixture = LLMFS_TRY(evaluate_fixture());
   e.refusals = refusals();
-  const std::vector<ch06::EncodedCorpus> corpora = LLMFS_TRY(ch06::encode_corpus());
-  for (const ch06::EncodedCorpus& corpus : corpora)
-    e.corpus.push_back(LLMFS_TRY(evaluate_corpus(corpus)));
+  for (const ch06::EncodedCorpus& corpus : LLMFS_TRY(ch06::encode_corpus())) {
+    const BigramModel model = LLMFS_TRY_AT(
+        "fit " + corpus.name, BigramModel::fit(corpus.train.documents, corpus.config));
+    e.corpus.push_back(
+        LLMFS_TRY(evaluate(model, corpus.name, corpus.validation.documents,
+                           corpus.validation.bytes, kAlphas)));
+  }
   e.exercises = LLMFS_TRY(solve_exercises());
   return e;
 }
-// endregion: gather
 
 }  // namespace ch07

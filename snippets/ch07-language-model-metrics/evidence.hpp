@@ -1,20 +1,22 @@
 // Chapter 7
 #pragma once
 // Chapter 7's program: every value its report and trace print, gathered once from the
-// library (src/llmfs/eval/metrics.hpp, src/llmfs/models/bigram.hpp), and the
-// functions that render them.
+// library (src/llmfs/eval/metrics.hpp, src/llmfs/models/bigram.hpp) and chapter 6's
+// program (its fixture's predictions, its corpus encoding), and the functions that
+// render them.
 
 #include <string>
 #include <vector>
 
 #include <llmfs/eval/metrics.hpp>
 
-#include "../ch06-a-bigram-baseline/corpus_tokens.hpp"
+#include "../ch06-a-bigram-baseline/evidence.hpp"
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
 
 namespace ch07 {
 
+using ch06::Refusal;
 using llmfs::eval::Metrics;
 using snippets::Step;
 
@@ -30,21 +32,16 @@ struct Prediction {
 
 /// A model scored on the validation text, and the uniform model over its vocabulary.
 struct Evaluation {
-  std::string name;                     ///< the tokenizer's name
-  std::size_t vocab_size = 0;           ///< V
-  std::vector<Prediction> predictions;  ///< per token (the fixture only)
-  Metrics metrics;                      ///< the bigram's three numbers
-  Metrics uniform;                      ///< the uniform model on the same tokens
-  std::vector<Metrics> alphas;          ///< the corpus only: one per kAlphas entry
+  std::string name;                       ///< the tokenizer's name
+  std::size_t vocab_size = 0;             ///< V
+  std::vector<Prediction> predictions{};  ///< per token (the fixture only)
+  Metrics metrics{};                      ///< the bigram's three numbers
+  Metrics uniform{};                      ///< the uniform model on the same tokens
+  std::vector<Metrics> alphas{};          ///< the corpus only: one per kAlphas entry
 };
 
-/// A case the metrics must refuse, and its error's text.
-struct Refusal {
-  std::string name;  ///< the report key's suffix
-  std::string text;  ///< the formatted error
-};
-
-/// The answers of the chapter's exercises, computed by the library.
+/// The answers of exercises 2 to 4, computed by the library (exercise 1's is the
+/// fixture's letters evaluation).
 struct Exercises {
   std::vector<double> unsmoothed;  ///< 2: c(prev, next) / c(prev) along `ban`
   std::string unsmoothed_score;    ///< 2: what scoring them gives
@@ -60,7 +57,7 @@ struct Evidence {
   Exercises exercises;              ///< the exercise answers
 };
 
-/// The fixture under both tokenizers, and the refusals (no corpus).
+/// The fixture under both tokenizers (no corpus).
 [[nodiscard]] Step<std::vector<Evaluation>> evaluate_fixture();
 /// The refusals of undefined metrics.
 [[nodiscard]] std::vector<Refusal> refusals();

@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 #include "../ch06-a-bigram-baseline/fixture.hpp"
@@ -43,6 +44,14 @@ inline TokenSequence encode_merged(std::string_view text) {
     i += an ? 1 : 0;
   }
   return tokens;
+}
+
+/// A token's name under tokenizer 2: `an`, BOS, EOS, or its letter.
+inline std::string merged_name(TokenId id) {
+  if (id == kMergedAn) return "an";
+  if (id == kMergedBos) return "BOS";
+  if (id == kMergedEos) return "EOS";
+  return ch06::token_name(id);
 }
 // endregion: merged-tokenizer
 

@@ -18,10 +18,17 @@ std::string metrics_text(const Metrics& m) {
 
 }  // namespace
 
-// region: report-lines
 // The fixture: each prediction under each tokenizer, the three metrics beside the
-// uniform model's, and the refusals.
-void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
+// uniform model's, and the refusals; then the King James validation partition under
+// each tokenizer, and the exercises.
+std::string render_report(const Evidence& e) {
+  std::vector<std::string> lines;
+  const auto model_lines = [&](std::string_view prefix, const Evaluation& ev) {
+    lines.push_back(fmt::format("{}_bigram=V:{} {}", prefix, ev.vocab_size,
+                                metrics_text(ev.metrics)));
+    lines.push_back(fmt::format("{}_uniform=V:{} {}", prefix, ev.vocab_size,
+                                metrics_text(ev.uniform)));
+  };
   for (const Evaluation& ev : e.fixture) {
     for (std::size_t i = 0; i < ev.predictions.size(); ++i) {
       const Prediction& p = ev.predictions[i];
@@ -29,24 +36,12 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
                                   ev.name, i + 1, p.prev, p.next, p.bytes,
                                   p.probability, p.nats));
     }
-    lines.push_back(fmt::format("{}_bigram=V:{} {}", ev.name, ev.vocab_size,
-                                metrics_text(ev.metrics)));
-    lines.push_back(fmt::format("{}_uniform=V:{} {}", ev.name, ev.vocab_size,
-                                metrics_text(ev.uniform)));
+    model_lines(ev.name, ev);
   }
   for (const Refusal& r : e.refusals)
     lines.push_back(fmt::format("refuse_{}={}", r.name, r.text));
-}
-// endregion: report-lines
-
-// region: report-measured-lines
-// Then the King James validation partition under each tokenizer, and the exercises.
-void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (const Evaluation& ev : e.corpus) {
-    lines.push_back(fmt::format("corpus_{}_bigram=V:{} {}", ev.name, ev.vocab_size,
-                                metrics_text(ev.metrics)));
-    lines.push_back(fmt::format("corpus_{}_uniform=V:{} {}", ev.name, ev.vocab_size,
-                                metrics_text(ev.uniform)));
+    model_lines("corpus_" + ev.name, ev);
     lines.push_back(fmt::format(
         "corpus_{}_bytes_per_token={:.6f}", ev.name,
         static_cast<double>(ev.metrics.score.bytes) / ev.metrics.score.tokens));
@@ -58,25 +53,13 @@ void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
                       ev.alphas[i].perplexity, ev.alphas[i].bits_per_byte));
   }
   const Exercises& x = e.exercises;
-  lines.push_back(
-      fmt::format("exercise_1=cross_entropy:{:.6f} perplexity:{:.6f} "
-                  "bits_per_byte:{:.6f}",
-                  e.fixture[0].metrics.cross_entropy, e.fixture[0].metrics.perplexity,
-                  e.fixture[0].metrics.bits_per_byte));
   lines.push_back(fmt::format("exercise_2=unsmoothed:[{:.6f}] score:{}",
                               fmt::join(x.unsmoothed, ", "), x.unsmoothed_score));
   lines.push_back(fmt::format("exercise_3=uniform_bits_per_byte_token:{:.6f}",
                               x.uniform_bytes_bits));
   lines.push_back(fmt::format("exercise_4=bits_per_byte:{:.6f}", x.converted_bpb));
-}
-
-std::string render_report(const Evidence& e) {
-  std::vector<std::string> lines;
-  add_fixture_lines(e, lines);
-  add_measured_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // TOKEN per fixture prediction (its bytes and surprisal in nats and bits), and MODEL

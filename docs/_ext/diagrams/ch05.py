@@ -1,11 +1,11 @@
 """Chapter 5 diagram: the prediction's sequence with each window drawn as a row (context
 cells, then the target), then the example count of every fixture document under each
-configuration, by formula and by enumeration.
+configuration, as the library enumerates them.
 
 Records (snippets/ch05-autoregressive-examples/trace.txt):
   TOKEN|position=k|id=n|text=c                                 one per position of the sequence
   WINDOW|example=i|first=a|last=b|target=t|next=c              one per example
-  COUNT|title=...|split=s|n=n|context=T|stride=S|formula=f|enumerated=e   per fixture document and config
+  COUNT|title=...|split=s|n=n|context=T|stride=S|examples=e   per fixture document and config
 Everything drawn is read from the records; nothing is recomputed.
 """
 
@@ -55,20 +55,19 @@ def _counts(counts, text):
             titles.append(need(c, "title")[0])
     head = "".join(f'<th scope="col">T={esc(t)}, S={esc(s)}</th>' for t, s in configs)
     rows = []
-    text.append("Examples per fixture document (formula / enumerated):")
+    text.append("Examples per fixture document:")
     for title in titles:
         mine = [c for c in counts if c.fields.get("title") == title]
         split, n = need(mine[0], "split", "n")
         cells, parts = [], []
         for c in mine:
-            t, s, formula, enumerated = need(c, "context", "stride", "formula", "enumerated")
-            same = "" if formula == enumerated else " ≠"
-            cells.append(f'<td class="llmfs-num">{esc(formula)} / {esc(enumerated)}{same}</td>')
-            parts.append(f"T={t} S={s}: {formula} / {enumerated}")
+            t, s, examples = need(c, "context", "stride", "examples")
+            cells.append(f'<td class="llmfs-num">{esc(examples)}</td>')
+            parts.append(f"T={t} S={s}: {examples}")
         rows.append(f"<tr><th scope=\"row\">{esc(title)}</th><td>{esc(split)}</td>"
                     f'<td class="llmfs-num">{esc(n)}</td>{"".join(cells)}</tr>')
         text.append(f"- {title} ({split}, n = {n}): " + "; ".join(parts))
-    return ('<table class="llmfs-table"><caption>Examples per document: formula / enumerated'
+    return ('<table class="llmfs-table"><caption>Examples per document, enumerated by the library'
             '</caption><thead><tr><th scope="col">document</th><th scope="col">split</th>'
             '<th scope="col">n</th>' + head + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 

@@ -240,12 +240,14 @@ std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
 
 // softmax
 
+// region: softmax-op
 std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a) {
   auto in = LLMFS_TRY(inputs_of<1>("softmax_last_axis", {&a}));
   Tensor out = LLMFS_TRY_AT("softmax_last_axis", tensor::softmax_last_axis(*in[0]));
   return record_op("softmax_last_axis", std::move(out), {a},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     // Per row: gx_j = y_j · (g_j − Σ_k g_k y_k).
+                     // Per row: gx_j = y_j · (g_j − Σ_k g_k y_k), from the output y
+                     // alone. A masked entry has y_j = 0 and so receives exactly 0.
                      const Tensor& y = ctx.output();
                      const Tensor& g = ctx.upstream();
                      Tensor gx = Tensor::zeros(y.shape());
@@ -266,5 +268,6 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                      return ctx.accumulate(0, gx);
                    });
 }
+// endregion: softmax-op
 
 }  // namespace llmfs::autograd

@@ -70,13 +70,15 @@ namespace llmfs::autograd {
 /// \return AutogradErrorCode::released_input (no shape can be wrong).
 [[nodiscard]] std::expected<TensorValue, AutogradError> sum(const TensorValue& a);
 // endregion: layout-ops
+// region: softmax-op-declaration
 /// Row softmax over the last axis (see tensor::softmax_last_axis for the fully masked
 /// row policy). Backward per row: `gx_j += y_j · (g_j − Σ_k g_k y_k)`; masked entries
-/// (y = 0) receive exactly 0. \return AutogradErrorCode::released_input, or
-/// AutogradErrorCode::tensor wrapping
+/// (y = 0) receive exactly 0.
+/// \return AutogradErrorCode::released_input, or AutogradErrorCode::tensor wrapping
 ///         TensorErrorCode::rank_too_small, TensorErrorCode::non_finite_input or
 ///         TensorErrorCode::fully_masked_row.
 [[nodiscard]] std::expected<TensorValue, AutogradError> softmax_last_axis(
     const TensorValue& a);
+// endregion: softmax-op-declaration
 
 }  // namespace llmfs::autograd

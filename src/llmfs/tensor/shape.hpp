@@ -36,7 +36,7 @@ class Shape {
   }
   /// All axis lengths, outermost first.
   [[nodiscard]] std::span<const std::size_t> dims() const noexcept { return dims_; }
-  /// The axis lengths as a vector (a copy), for building derived shapes.
+  /// The axis lengths as a vector (a reference; copy it to build a derived shape).
   [[nodiscard]] const std::vector<std::size_t>& as_vector() const noexcept {
     return dims_;
   }

@@ -67,8 +67,7 @@ class Tensor {
 
   /// Checked element access by multi-index, e.g. `t.at({0, 2, 1})`.
   /// \return TensorErrorCode::index_out_of_range if the index rank differs from rank()
-  /// or
-  ///         an entry is not below its axis length.
+  ///         or an entry is not below its axis length.
   [[nodiscard]] std::expected<double, TensorError> at(
       std::span<const std::size_t> index) const;
   /// Checked element access by a braced multi-index (see the span overload).
