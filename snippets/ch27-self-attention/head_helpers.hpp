@@ -1,9 +1,9 @@
 // Chapter 27
 #pragma once
 /// \file
-/// \brief What Chapters 27 and 28 share: the fixture as tensors, refusals, the
-/// gradients of `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream`, and the report lines
-/// both print about them.
+/// \brief What Chapters 27 and 28 share: the fixture as tensors, refusals, the loss
+/// `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` (Chapter 27's report and both
+/// chapters' gradient tests), and the report lines about them.
 
 #include <cmath>
 #include <expected>
