@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 #include "../common/chapter.hpp"
@@ -40,20 +39,18 @@ struct Exercises {
   HeadPass wide;               // 1. B=2, T=5, d_model=8, d_k=d_v=4
   std::size_t parameters = 0;  // 1. scalars in W_Q, W_K, W_V
   HeadPass blind;              // 2. W_Q = 0
-  double weight_change = 0.0;  // 3. max |Δweight| with every key shifted
+  HeadPass shifted;            // 3. every key row plus c = [5,-3]
   HeadPass swapped;            // 4. tokens 0 and 2 swapped
-  double swap_mismatch = 0.0;  // 4. max |output − permuted original rows|
   Saturation wide_keys;        // 5. the saturation fixture at d_k = 64
 };
 
 /// X, W_Q = W_K = W_V = I and ∂loss/∂output (FixtureTensors), then what they give.
 struct Evidence : snippets::FixtureTensors {
   HeadPass fixture;
-  snippets::HeadGradients gradients;
-  llmfs::autograd::GradientCheckReport check;
+  double loss = 0.0;              // Σ output ⊙ upstream
+  std::vector<Tensor> gradients;  // ∂loss/∂X, ∂W_Q, ∂W_K, ∂W_V
   Saturation saturation;
   std::vector<double> additive;  // Bahdanau scores for query 0
-  llmfs::tensor::Shape empty_batch_output;
   std::string error_key_width, error_token_count, error_rank;
   Exercises exercises;
 };

@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <string>
 
-#include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 #include "../ch27-self-attention/head_helpers.hpp"
@@ -21,19 +20,16 @@ using snippets::Step;
 
 /// One causal forward pass with every stage copied out.
 struct CausalPass {
-  Tensor value;
   Tensor mask;  // [T,T]: 0 on and below the diagonal, −∞ above
   Tensor scores, masked_scores, weights, output;
-  Tensor row_sums;  // [B,T,1]
 };
 
 /// The exercise answers (exercise_answers()).
 struct Exercises {
-  std::size_t allowed_4 = 0, blocked_4 = 0;      // 1. mask entries at T = 4
-  std::size_t allowed_1024 = 0, total_1024 = 0;  // 1. and at T = 1024
-  CausalPass blind;                              // 2. W_Q = 0
-  Tensor token_1_changed_output;                 // 3. token 1 := [-2,5]
-  Tensor unmasked_weights, unmasked_output;      // 4. Chapter 27's head
+  std::size_t allowed_4 = 0, allowed_1024 = 0;  // 1. allowed mask entries
+  CausalPass blind;                             // 2. W_Q = 0
+  Tensor token_1_changed_output;                // 3. token 1 := [-2,5]
+  Tensor unmasked_weights;                      // 4. Chapter 27's weights
   Tensor finite_before, finite_after;  // 5. mask −10: outputs, token 2 := [3,-2]
   double future_weight = 0.0;          // 5. row 0's weight on keys 1, 2
 };
@@ -41,20 +37,15 @@ struct Exercises {
 /// X, W_Q = W_K = W_V = I and ∂loss/∂output (FixtureTensors), then what they give.
 struct Evidence : snippets::FixtureTensors {
   CausalPass fixture;
+  Tensor row_sums;     // Σ_j weights[b,i,j], [B,T,1]
   CausalPass changed;  // the last token replaced by kReplacement
-  snippets::HeadGradients gradients;
-  llmfs::autograd::GradientCheckReport check;
-  snippets::HeadGradients early;  // loss on rows 0 and 1 only
   std::string error_empty_tokens, error_token_mismatch, error_fully_masked_row;
-  llmfs::tensor::Shape empty_batch_output;
   Exercises exercises;
 };
 
-/// X·W_Q, X·W_K, X·W_V, then causal self-attention.
-[[nodiscard]] Step<CausalPass> run_causal(const Tensor& input,
-                                          const Tensor& query_weight,
-                                          const Tensor& key_weight,
-                                          const Tensor& value_weight);
+/// Causal self-attention on Q, K, V, every stage copied out.
+[[nodiscard]] Step<CausalPass> run_causal(const Tensor& query, const Tensor& key,
+                                          const Tensor& value);
 /// True when row `row` of the two tensors has the same bits (tensor::bitwise_equal).
 bool same_row(const Tensor& before, const Tensor& after, std::size_t row);
 

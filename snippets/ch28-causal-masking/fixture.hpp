@@ -6,6 +6,7 @@
 /// the exercises.
 
 #include <array>
+#include <vector>
 
 #include "../ch27-self-attention/fixture.hpp"
 
@@ -16,8 +17,7 @@ using namespace ch27;  // the three tokens, identity projections and upstream
 /// The prefix check replaces the last token by this row.
 inline constexpr std::array<double, kWidth> kReplacement = {3.0, -2.0};
 /// Exercise 3: the input with token 1 changed to [-2,5].
-inline constexpr std::array<double, kTokens* kWidth> kToken1Changed = {1, 0, -2,
-                                                                       5, 1, 1};
+inline const std::vector<double> kToken1Changed = {1, 0, -2, 5, 1, 1};
 /// Exercise 5's finite stand-in for −∞.
 inline constexpr double kFiniteMask = -10.0;
 

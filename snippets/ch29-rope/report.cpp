@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <numbers>
-#include <numeric>
 
 #include <llmfs/report/format.hpp>
 #include <llmfs/report/record.hpp>
@@ -27,16 +26,6 @@ namespace {
 // The angle p·θ_i of token t and pair i at one offset.
 double angle(const Evidence& e, std::size_t offset, std::size_t t, std::size_t i) {
   return static_cast<double>(offset + t) * e.rope.frequencies()[i];
-}
-
-// The length of every row of a [1, T, d] tensor: [T].
-std::vector<double> row_norms(const llmfs::tensor::Tensor& rows) {
-  std::vector<double> norms;
-  for (std::size_t t = 0; t < tokens; ++t) {
-    const auto x = row(rows, t, F::width);
-    norms.push_back(std::sqrt(std::inner_product(x.begin(), x.end(), x.begin(), 0.0)));
-  }
-  return norms;
 }
 
 // `record` with one `offset_N` field per run, side by side: `value(run)`.
@@ -78,11 +67,6 @@ std::string render_report(const Evidence& e) {
     lines.push_back(at + "output_if_values_rotated=" +
                     format_tensor(run.attention.output_if_values_rotated));
   }
-  lines.push_back(
-      fmt::format("norms=before:{} offset0:{} offset3:{}",
-                  format_values(row_norms(fixture_content_rows())),
-                  format_values(row_norms(e.runs[0].relative.rotated_query)),
-                  format_values(row_norms(e.runs[1].relative.rotated_query))));
   for (const auto& [name, message] : e.errors)
     lines.push_back(fmt::format("error.{}={}", name, message));
   const ExerciseAnswers& x = e.exercises;
