@@ -1,5 +1,8 @@
 // Chapter 28
 #include <limits>
+#include <string_view>
+
+#include <fmt/format.h>
 
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/attention/detail/checks.hpp>
@@ -8,10 +11,39 @@
 
 namespace llmfs::attention {
 
+namespace {
+
+// region: causal-checks
+// check_pair(), equal token counts of Q and K (causal attention is self-attention),
+// then check_value().
+[[nodiscard]] std::expected<void, AttentionError> check_causal(
+    std::string_view stage, const tensor::Shape& query, const tensor::Shape& key,
+    const tensor::Shape& value) {
+  LLMFS_TRY(detail::check_pair(stage, query, key));
+  if (key[key.rank() - 2] != query[query.rank() - 2]) {
+    return reject(AttentionErrorCode::token_mismatch, stage,
+                  fmt::format("query {}, key {}", query, key));
+  }
+  return detail::check_value(stage, query, key, value);
+}
+
+// The [T, T] mask's element count must fit (size_overflow otherwise).
+[[nodiscard]] std::expected<void, AttentionError> check_mask_size(std::size_t tokens) {
+  const auto count = tensor::Shape{tokens, tokens}.element_count();
+  if (!count || *count > tensor::max_element_count()) {
+    return reject(AttentionErrorCode::size_overflow, "causal mask",
+                  fmt::format("{} tokens overflow [T,T]", tokens));
+  }
+  return {};
+}
+// endregion: causal-checks
+
+}  // namespace
+
 // region: causal-mask
 std::expected<tensor::Tensor, AttentionError> causal_mask(std::size_t tokens) {
   // -> M: [T, T], M[i][j] = 0 if j <= i, −∞ if j > i
-  LLMFS_TRY(detail::check_mask_size(tokens));
+  LLMFS_TRY(check_mask_size(tokens));
   tensor::Tensor mask = tensor::Tensor::zeros(tensor::Shape{tokens, tokens});
   auto values = mask.mutable_values();
   for (std::size_t i = 0; i < tokens; ++i) {
@@ -29,7 +61,7 @@ std::expected<CausalAttention, AttentionError> causal_self_attention(
     const autograd::TensorValue& value) {
   // Q, K: [..., T, d_k], V: [..., T, d_v] -> [..., T, d_v]
   constexpr std::string_view stage = "causal attention";
-  LLMFS_TRY(detail::check_causal(stage, query.shape(), key.shape(), value.shape()));
+  LLMFS_TRY(check_causal(stage, query.shape(), key.shape(), value.shape()));
   const std::size_t tokens = query.shape()[query.shape().rank() - 2];
 
   // Score every query against every key, scaled by 1/√d_k

@@ -71,27 +71,4 @@ std::expected<void, AttentionError> check_value(std::string_view stage,
 }
 // endregion: value-checks
 
-// region: causal-checks
-std::expected<void, AttentionError> check_causal(std::string_view stage,
-                                                 const tensor::Shape& query,
-                                                 const tensor::Shape& key,
-                                                 const tensor::Shape& value) {
-  LLMFS_TRY(check_pair(stage, query, key));
-  if (key[key.rank() - 2] != query[query.rank() - 2]) {
-    return reject(AttentionErrorCode::token_mismatch, stage,
-                  fmt::format("query {}, key {}", query, key));
-  }
-  return check_value(stage, query, key, value);
-}
-
-std::expected<void, AttentionError> check_mask_size(std::size_t tokens) {
-  const auto count = tensor::Shape{tokens, tokens}.element_count();
-  if (!count || *count > tensor::max_element_count()) {
-    return reject(AttentionErrorCode::size_overflow, "causal mask",
-                  fmt::format("{} tokens overflow [T,T]", tokens));
-  }
-  return {};
-}
-// endregion: causal-checks
-
 }  // namespace llmfs::attention::detail

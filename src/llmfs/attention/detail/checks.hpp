@@ -24,13 +24,4 @@ namespace llmfs::attention::detail {
     std::string_view stage, const tensor::Shape& query, const tensor::Shape& key,
     const tensor::Shape& value);
 
-/// check_pair(), equal token counts of Q and K (causal attention is self-attention),
-/// then check_value(); nothing if they fit.
-[[nodiscard]] std::expected<void, AttentionError> check_causal(
-    std::string_view stage, const tensor::Shape& query, const tensor::Shape& key,
-    const tensor::Shape& value);
-
-/// Nothing if the `[T, T]` causal mask's element count fits; size_overflow otherwise.
-[[nodiscard]] std::expected<void, AttentionError> check_mask_size(std::size_t tokens);
-
 }  // namespace llmfs::attention::detail
