@@ -221,7 +221,6 @@ void tally(const std::vector<Split>& split, std::size_t& test_lines,
 
 }  // namespace
 
-// region: gather
 // The fixture by the rule, the broken inputs, then the King James text with the
 // committed manifest (read_partitions checks the hash and every document), and the
 // exercises and the misconception on both.
@@ -249,7 +248,6 @@ Step<Evidence> gather() {
   e.leakage = LLMFS_TRY(measure_leakage(kjv, partitions));
   return e;
 }
-// endregion: gather
 
 // region: regenerate
 // `--write-manifest PATH`: the rule applied to the corpus, written atomically.

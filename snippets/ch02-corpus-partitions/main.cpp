@@ -5,7 +5,6 @@
 
 #include "evidence.hpp"
 
-// region: demo-main
 int main(int argc, char** argv) {
   if (argc == 3 && std::string_view(argv[1]) == "--write-manifest") {
     const auto written = ch02::regenerate_manifest(LLMFS_CORPUS_PATH, argv[2]);
@@ -18,4 +17,3 @@ int main(int argc, char** argv) {
   return snippets::run_chapter("ch02-corpus-partitions", argc, argv, ch02::gather,
                                ch02::render_report, ch02::render_trace);
 }
-// endregion: demo-main

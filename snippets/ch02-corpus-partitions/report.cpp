@@ -25,7 +25,6 @@ std::string row_line(std::string_view key, const DocumentRow& r) {
 
 }  // namespace
 
-// region: report-proof-lines
 // A partition's proof: each number counted by prove_partition(), then one line per
 // split.
 void add_proof_lines(std::string_view key, const PartitionProof& p,
@@ -43,11 +42,9 @@ void add_proof_lines(std::string_view key, const PartitionProof& p,
       fmt::format("{}_bytes=total:{} sum_of_splits:{}", key, p.bytes,
                   p.splits[0].bytes + p.splits[1].bytes + p.splits[2].bytes));
 }
-// endregion: report-proof-lines
 
 void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines);
 
-// region: report-lines
 // The fixture, the broken inputs, the King James text, the exercises, the
 // misconception.
 std::string render_report(const Evidence& e) {
@@ -68,9 +65,7 @@ std::string render_report(const Evidence& e) {
   add_exercise_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
 
-// region: report-exercise-lines
 // The exercise answers and the misconception's counts.
 void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
   const Exercises& x = e.exercises;
@@ -103,7 +98,6 @@ void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
       l.test_lines_neighbour, l.test_lines_verbatim,
       percent(l.test_lines_verbatim, l.test_lines)));
 }
-// endregion: report-exercise-lines
 
 // region: trace-records
 // RULE per split (its bucket range), DOC per fixture document (bytes, hash prefix,

@@ -164,7 +164,6 @@ std::string vocab_outcome(std::size_t vocab_size) {
 
 }  // namespace
 
-// region: gather
 // The chapter in one pass: the fixture, the two rule cases, the refused sizes, an
 // empty corpus and the exercises (all a test needs); then the King James text's
 // training partition, read with chapter 2's corpus reader and manifest.
@@ -192,6 +191,5 @@ Step<Evidence> gather() {
   e.corpus.corpus_documents = loaded.corpus.documents.size();
   return e;
 }
-// endregion: gather
 
 }  // namespace ch03

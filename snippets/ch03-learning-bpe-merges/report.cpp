@@ -37,7 +37,6 @@ std::string pair_bytes(const Training& t, const TokenPair& pair) {
 
 }  // namespace
 
-// region: report-lines
 // The prediction: the fixture's chunks, each merge with the counts before it, the stop.
 void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   const FixtureRun& f = e.fixture;
@@ -71,9 +70,7 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(fmt::format("fixture_trainers=fast:{} naive:{}",
                               merge_ids(f.training.fast), merge_ids(f.training.naive)));
 }
-// endregion: report-lines
 
-// region: report-rule-lines
 // The rule cases, the refused vocabulary sizes and the empty corpus.
 void add_rule_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(fmt::format("rule_run=text:{} learned:{} stop:{}",
@@ -88,9 +85,7 @@ void add_rule_lines(const Evidence& e, std::vector<std::string>& lines) {
                               e.empty.fast.table.merges.size(),
                               describe(e.empty.fast.stop)));
 }
-// endregion: report-rule-lines
 
-// region: report-measured-lines
 // Then the training partition, the slice both trainers learned, the exercise answers.
 void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
   const CorpusRun& c = e.corpus;
@@ -131,7 +126,6 @@ std::string render_report(const Evidence& e) {
   add_measured_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // CHUNK per fixture chunk; per merge a STEP, a CANDIDATE per pair counted twice or

@@ -177,7 +177,6 @@ namespace {
 
 }  // namespace
 
-// region: gather
 // The chapter in one pass: the hand table and its layout, the prediction merge by
 // merge, the edge cases, the merges file and its errors, the streaming decoder.
 Step<Evidence> gather_fixture() {
@@ -211,6 +210,5 @@ Step<Evidence> gather() {
   e.course = LLMFS_TRY(measure_course());
   return e;
 }
-// endregion: gather
 
 }  // namespace ch04

@@ -57,7 +57,6 @@ std::string steps_text(const Evidence& e, const ChunkTrace& c) {
 
 }  // namespace
 
-// region: report-lines
 // The hand table and its layout, the prediction and its chunks merge by merge, the
 // edge cases, the merges file and every error it can raise.
 void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
@@ -86,9 +85,7 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (const FileCase& c : e.damaged)
     lines.push_back(fmt::format("damaged_{}=error:{}", c.name, c.error));
 }
-// endregion: report-lines
 
-// region: report-course-lines
 // The committed tokenizer: its layout, every partition, the round trip, the longest
 // token.
 void add_course_lines(const Evidence& e, std::vector<std::string>& lines) {
@@ -108,9 +105,7 @@ void add_course_lines(const Evidence& e, std::vector<std::string>& lines) {
                               e.course.longest_id, e.course.longest.size(),
                               escaped(e.course.longest)));
 }
-// endregion: report-course-lines
 
-// region: report-stream-lines
 // Then the streaming decoder and the exercises; the report is both groups of lines.
 void add_stream_lines(const Evidence& e, std::vector<std::string>& lines) {
   const Streaming& s = e.streaming;
@@ -139,7 +134,6 @@ std::string render_report(const Evidence& e) {
   add_course_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-stream-lines
 
 // region: trace-records
 // TOKEN per merge of the hand table, CHUNK per chunk of the prediction, and STEP per

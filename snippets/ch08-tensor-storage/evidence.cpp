@@ -91,7 +91,6 @@ Exercises solve_exercises() {
 }
 // endregion: exercises
 
-// region: gather
 // The whole chapter in one pass; the misconception's formula Σ i_a · n_a (each index
 // times its own axis length) is evaluated on the same 24 indices.
 Step<Evidence> gather() {
@@ -114,6 +113,5 @@ Step<Evidence> gather() {
   e.exercises = solve_exercises();
   return e;
 }
-// endregion: gather
 
 }  // namespace ch08

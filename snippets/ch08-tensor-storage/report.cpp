@@ -25,7 +25,6 @@ std::string terms(const Cell& c, const std::vector<std::size_t>& strides) {
 
 }  // namespace
 
-// region: report-lines
 // The prediction, the storage order, the edge shapes, the refusals, the exercises.
 std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
@@ -58,7 +57,6 @@ std::string render_report(const Evidence& e) {
                   order.size(), e.wrong_distinct, e.wrong_largest));
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
 
 // region: trace-records
 // SHAPE once, CELL per element in storage order, PICK per predicted index with the

@@ -97,7 +97,6 @@ Step<Exercises> solve_exercises(const Tensor& tensor) {
 }
 // endregion: exercises
 
-// region: gather
 // The whole chapter in one pass. Flattening the (0,2) transpose shows why it cannot
 // stay a view of [24]: consecutive elements are not one stride apart.
 Step<Evidence> gather() {
@@ -123,6 +122,5 @@ Step<Evidence> gather() {
   e.exercises = LLMFS_TRY(solve_exercises(tensor));
   return e;
 }
-// endregion: gather
 
 }  // namespace ch09

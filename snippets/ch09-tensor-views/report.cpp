@@ -26,7 +26,6 @@ std::string view_line(const Transposed& t) {
 
 }  // namespace
 
-// region: report-lines
 // The reshapes, the transposes and their views, the refusals, the exercises.
 std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
@@ -61,7 +60,6 @@ std::string render_report(const Evidence& e) {
                               e.misconception_agree));
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
 
 // region: trace-records
 // VIEW once per transpose (shape and strides), then READ per element of the view in its

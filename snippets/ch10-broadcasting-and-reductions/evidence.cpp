@@ -118,7 +118,6 @@ Step<Exercises> solve_exercises() {
 }
 // endregion: exercises
 
-// region: gather
 Step<Evidence> gather() {
   Evidence e = LLMFS_TRY_AT("broadcast fixture", broadcast_fixture());
   e = LLMFS_TRY_AT("reduce fixture", reduce_fixture(std::move(e)));
@@ -126,6 +125,5 @@ Step<Evidence> gather() {
   e.exercises = LLMFS_TRY_AT("exercises", solve_exercises());
   return e;
 }
-// endregion: gather
 
 }  // namespace ch10

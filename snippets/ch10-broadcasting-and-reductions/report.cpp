@@ -15,7 +15,6 @@ std::string show(const Tensor& t) {
 
 }  // namespace
 
-// region: report-lines
 std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
   lines.push_back(fmt::format("predict_x_plus_row={}", show(e.x_plus_row)));
@@ -43,7 +42,6 @@ std::string render_report(const Evidence& e) {
       fmt::format("misconception=row_[3]_plus_column_[3,1]:{}", e.misconception));
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
 
 // region: trace-records
 // OPERAND per input of row + column (shape, strides as read against [2,3], values),

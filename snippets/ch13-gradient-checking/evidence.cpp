@@ -175,7 +175,6 @@ Exercises solve_exercises() {
 }
 // endregion: exercises
 
-// region: gather
 Step<Evidence> gather() {
   Evidence e = LLMFS_TRY(check_fixture());
   e.table = error_table();
@@ -186,6 +185,5 @@ Step<Evidence> gather() {
   e.exercises = solve_exercises();
   return e;
 }
-// endregion: gather
 
 }  // namespace ch13

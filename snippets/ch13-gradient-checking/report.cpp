@@ -32,7 +32,6 @@ const StepRow& best_row(const std::vector<StepRow>& table) {
 
 }  // namespace
 
-// region: report-lines
 // The prediction, the error table and the optimum the model predicts.
 void add_prediction_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(fmt::format("predict_gradient=analytic:[{}] numeric:[{}] calls:{} {}",
@@ -54,9 +53,7 @@ void add_prediction_lines(const Evidence& e, std::vector<std::string>& lines) {
       fmt::format("table_best=step:{:.0e} error:{:.3e}", best.step, best.error));
   lines.push_back(fmt::format("optimum=step:{:.3e}", e.optimum_step));
 }
-// endregion: report-lines
 
-// region: report-measured-lines
 // Then the scales, the kink, the refusals and the exercises; the report is the
 // prediction's lines followed by these.
 void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
@@ -92,7 +89,6 @@ std::string render_report(const Evidence& e) {
   add_measured_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // STEP per row of the error table (measured error and the model's two terms), BEST for

@@ -263,7 +263,6 @@ Step<Exercises> solve_exercises() {
 }
 // endregion: exercises
 
-// region: gather
 Step<Evidence> gather() {
   Evidence e;
   e.fixture = LLMFS_TRY(run_fixture());
@@ -282,6 +281,5 @@ Step<Evidence> gather() {
   e.exercises = LLMFS_TRY(solve_exercises());
   return e;
 }
-// endregion: gather
 
 }  // namespace ch15

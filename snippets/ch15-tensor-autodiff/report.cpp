@@ -47,7 +47,6 @@ std::string tensor_text(const Tensor& t) {
   return out;
 }
 
-// region: report-lines
 // The prediction's tape node by node, the backward order, then seeds, replay, every
 // op's check and every refusal.
 void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
@@ -74,9 +73,7 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (const auto& [name, text] : e.errors)
     lines.push_back(fmt::format("error_{}={}", name, text));
 }
-// endregion: report-lines
 
-// region: report-measured-lines
 // Then the exercises and the misconception.
 void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
   const Exercises& x = e.exercises;
@@ -98,7 +95,6 @@ std::string render_report(const Evidence& e) {
   add_exercise_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // NODE per node of the prediction's tape (op, parents, shape, value, gradient), then

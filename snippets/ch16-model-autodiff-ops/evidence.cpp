@@ -141,7 +141,6 @@ Step<Exercises> solve_exercises() {
 }
 // endregion: exercises
 
-// region: gather
 Step<Evidence> gather() {
   Evidence e;
   e.pass = LLMFS_TRY(run_fixture(kInputs));
@@ -163,6 +162,5 @@ Step<Evidence> gather() {
   e.exercises = LLMFS_TRY(solve_exercises());
   return e;
 }
-// endregion: gather
 
 }  // namespace ch16

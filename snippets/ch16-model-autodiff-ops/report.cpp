@@ -22,7 +22,6 @@ std::string ch16_check(const GradientCheckReport& r) {
 
 }  // namespace
 
-// region: report-lines
 // The fixture's pass, each op's check, the extreme logits and every refusal.
 void add_pass_lines(const Evidence& e, std::vector<std::string>& lines) {
   const Pass& p = e.pass;
@@ -43,9 +42,7 @@ void add_pass_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (const auto& [name, text] : e.errors)
     lines.push_back(fmt::format("error_{}={}", name, text));
 }
-// endregion: report-lines
 
-// region: report-measured-lines
 // Then the exercises and the misconception.
 std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
@@ -62,7 +59,6 @@ std::string render_report(const Evidence& e) {
                               std::isfinite(e.naive_extreme_loss), e.extreme_loss));
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // POS per position of the fixture (token, row, logits, target, ∂L/∂z) and ROW per

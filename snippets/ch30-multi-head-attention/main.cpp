@@ -3,10 +3,8 @@
 
 #include "evidence.hpp"
 
-// region: demo-main
 int main(int argc, char** argv) {
   return snippets::run_chapter("ch30-multi-head-attention", argc, argv,
                                ch30::gather_evidence, ch30::render_report,
                                ch30::render_trace);
 }
-// endregion: demo-main

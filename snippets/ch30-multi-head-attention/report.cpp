@@ -124,7 +124,6 @@ std::vector<std::string> closing_lines(const Evidence& p) {
 
 }  // namespace
 
-// region: report-lines
 std::string render_report(const Evidence& p) {
   std::vector<std::string> lines = {
       "chapter=30-multi-head-attention",
@@ -154,6 +153,5 @@ std::string render_report(const Evidence& p) {
     lines.insert(lines.end(), part.begin(), part.end());
   return snippets::join_lines(lines);
 }
-// endregion: report-lines
 
 }  // namespace ch30
