@@ -142,8 +142,7 @@ std::expected<ForwardPass, ToyError> forward(const ToyModel& model,
 snippets::Step<Evidence> gather() {
   Evidence e;
   e.pass = LLMFS_TRY_AT("demo prompt", forward(e.model, kPrompt));
-  const auto unreadable = forward(e.model, kUnreadablePrompt);
-  e.rejection = unreadable ? "none" : fmt::format("{}", unreadable.error());
+  e.rejection = snippets::error_text(forward(e.model, kUnreadablePrompt));
   return e;
 }
 // endregion: gather
