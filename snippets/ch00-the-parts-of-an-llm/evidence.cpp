@@ -136,6 +136,13 @@ std::expected<ForwardPass, ToyError> forward(const ToyModel& model,
 }
 // endregion: forward
 
+// region: exercise-longer-prompt
+// Exercise 1: append the predicted token and predict again.
+std::expected<ForwardPass, ToyError> exercise_longer_prompt(const ToyModel& model) {
+  return forward(model, "abc");
+}
+// endregion: exercise-longer-prompt
+
 // region: gather
 // The chapter program's evidence: the demo prompt's forward pass, and the error text
 // the toy returns for a prompt it cannot read.
