@@ -136,14 +136,20 @@ std::expected<ForwardPass, ToyError> forward(const ToyModel& model,
 }
 // endregion: forward
 
+// region: exercise-longer-prompt
+// Exercise 1: append the predicted token and predict again.
+std::expected<ForwardPass, ToyError> exercise_longer_prompt(const ToyModel& model) {
+  return forward(model, "abc");
+}
+// endregion: exercise-longer-prompt
+
 // region: gather
 // The chapter program's evidence: the demo prompt's forward pass, and the error text
 // the toy returns for a prompt it cannot read.
 snippets::Step<Evidence> gather() {
   Evidence e;
   e.pass = LLMFS_TRY_AT("demo prompt", forward(e.model, kPrompt));
-  const auto unreadable = forward(e.model, kUnreadablePrompt);
-  e.rejection = unreadable ? "none" : fmt::format("{}", unreadable.error());
+  e.rejection = snippets::error_text(forward(e.model, kUnreadablePrompt));
   return e;
 }
 // endregion: gather

@@ -1,4 +1,6 @@
 // Chapter 0
+#include <ranges>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -7,21 +9,10 @@
 namespace ch00 {
 namespace {
 
-std::string values(const std::vector<double>& v) {
-  std::vector<std::string> parts;
-  for (double x : v) {
-    parts.push_back(fmt::format("{:.6f}", x == 0.0 ? 0.0 : x));
-  }
-  return fmt::format("{}", fmt::join(parts, ","));
-}
-
+// `shape:[T,d] values:[...]`, the rows one after the other, six decimals each.
 std::string matrix(const std::vector<std::vector<double>>& m) {
-  std::vector<double> flat;
-  for (const auto& row : m) {
-    flat.insert(flat.end(), row.begin(), row.end());
-  }
-  return fmt::format("shape:[{},{}] values:[{}]", m.size(), m.empty() ? 0 : m[0].size(),
-                     values(flat));
+  return fmt::format("shape:[{},{}] values:[{:.6f}]", m.size(), m[0].size(),
+                     fmt::join(m | std::views::join, ","));
 }
 
 }  // namespace
@@ -38,10 +29,10 @@ std::string render_report(const Evidence& evidence) {
   out += fmt::format("token_ids=[{}]\n", fmt::join(e.token_ids, ","));
   out += fmt::format("embeddings={}\n", matrix(e.embeddings));
   out += fmt::format("context={}\n", matrix(e.context));
-  out +=
-      fmt::format("logits=shape:[{}] values:[{}]\n", e.logits.size(), values(e.logits));
-  out += fmt::format("probabilities=shape:[{}] values:[{}]\n", e.probabilities.size(),
-                     values(e.probabilities));
+  out += fmt::format("logits=shape:[{}] values:[{:.6f}]\n", e.logits.size(),
+                     fmt::join(e.logits, ","));
+  out += fmt::format("probabilities=shape:[{}] values:[{:.6f}]\n",
+                     e.probabilities.size(), fmt::join(e.probabilities, ","));
   out += fmt::format("next_token={}\n", model.vocabulary[e.next_id]);
   out += fmt::format("rejected={} error:{}\n", kUnreadablePrompt, evidence.rejection);
   return out;

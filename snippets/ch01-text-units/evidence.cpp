@@ -24,9 +24,11 @@ std::string code_point_list(const CodePoints& code_points) {
       "[{}]", fmt::join(code_points | std::views::transform(code_point_name), ","));
 }
 
+namespace {
+
 // region: encode-word
 // A word of code points -> its bytes, through the library's encoder.
-Step<Word> encode_word(std::u32string_view word) {
+[[nodiscard]] Step<Word> encode_word(std::u32string_view word) {
   const CodePoints code_points(word.begin(), word.end());
   const Bytes bytes = LLMFS_TRY_AT("encode fixture word", encode_utf8(code_points));
   return Word{code_points, bytes};
@@ -34,15 +36,13 @@ Step<Word> encode_word(std::u32string_view word) {
 
 // A byte string -> the decoder's answer, kept as text: the error it names, or the
 // code points it found. A malformed case is expected to fail, so failure is data here.
-Outcome decode_case(std::string_view name, const Bytes& bytes) {
+[[nodiscard]] Outcome decode_case(std::string_view name, const Bytes& bytes) {
   const auto decoded = decode_utf8(bytes);
   const std::string answer = decoded ? "ok:" + code_point_list(*decoded)
                                      : fmt::format("error:{}", decoded.error());
   return Outcome{std::string(name), bytes, answer};
 }
 // endregion: encode-word
-
-namespace {
 
 // region: read-corpus-checks
 // A whole file as bytes; a file that cannot be read is a typed error naming it.
@@ -116,7 +116,6 @@ char32_t assemble_unchecked(const Bytes& bytes) {
 
 }  // namespace
 
-// region: gather
 // The chapter in one pass: the words, every malformed class, the refused code points,
 // both corpora and the exercises.
 Step<Evidence> gather() {
@@ -137,6 +136,5 @@ Step<Evidence> gather() {
   e.exercises = LLMFS_TRY(solve_exercises(e.kjv));
   return e;
 }
-// endregion: gather
 
 }  // namespace ch01

@@ -61,10 +61,6 @@ struct Evidence {
   Exercises exercises;               ///< the exercise answers
 };
 
-/// Encodes one word of code points (the fixture's are valid: an error is a bug).
-[[nodiscard]] Step<Word> encode_word(std::u32string_view word);
-/// Decodes a byte string and keeps the library's answer, error or code points.
-[[nodiscard]] Outcome decode_case(std::string_view name, const Bytes& bytes);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 

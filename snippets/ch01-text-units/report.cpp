@@ -30,20 +30,25 @@ std::string corpus_line(std::string_view key, const CorpusFacts& c) {
       c.byte_values.size());
 }
 
+// `text:é code_points:[U+0065,U+0301] bytes:[101,204,129]`.
+std::string word_text(const Word& w) {
+  return fmt::format("text:{} code_points:{} bytes:[{}]",
+                     llmfs::text::string_of(w.bytes), code_point_list(w.code_points),
+                     fmt::join(w.bytes, ","));
+}
+
 }  // namespace
 
-// region: report-lines
-// One `key=value` line per fact of the fixture: the prediction, the layout, every
-// malformed class, the refused code points, the misconception.
-void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
+// One `key=value` line per fact: the prediction, the layout, every malformed class, the
+// refused code points, the misconception, the corpora and the exercise answers.
+std::string render_report(const Evidence& e) {
+  std::vector<std::string> lines;
   for (std::size_t i = 0; i < e.words.size(); ++i) {
     const Word& w = e.words[i];
-    lines.push_back(fmt::format(
-        "word_{}=text:{} code_points:{} bytes:[{}] hex:{} count:{} code point{}, {} "
-        "bytes",
-        i + 1, llmfs::text::string_of(w.bytes), code_point_list(w.code_points),
-        fmt::join(w.bytes, ","), hex_bytes(w.bytes), w.code_points.size(),
-        w.code_points.size() == 1 ? "" : "s", w.bytes.size()));
+    lines.push_back(fmt::format("word_{}={} hex:{} count:{} code point{}, {} bytes",
+                                i + 1, word_text(w), hex_bytes(w.bytes),
+                                w.code_points.size(),
+                                w.code_points.size() == 1 ? "" : "s", w.bytes.size()));
   }
   for (const llmfs::text::Utf8Row& row : llmfs::text::kUtf8Layout)
     lines.push_back(fmt::format("layout_{}=code_points:{}..{} bits:{} pattern:{}",
@@ -56,17 +61,7 @@ void add_fixture_lines(const Evidence& e, std::vector<std::string>& lines) {
   for (std::size_t i = 0; i < e.unencodable.size(); ++i)
     lines.push_back(fmt::format("unencodable_{}=code_points:{} {}", i + 1,
                                 e.unencodable[i].name, e.unencodable[i].answer));
-  lines.push_back(fmt::format("misconception=text:{} code_points:{} bytes:[{}]",
-                              llmfs::text::string_of(e.combining.bytes),
-                              code_point_list(e.combining.code_points),
-                              fmt::join(e.combining.bytes, ",")));
-}
-// endregion: report-lines
-
-// region: report-measured-lines
-// Then what was measured on the corpora, and the exercise answers; the report is the
-// fixture's lines followed by these.
-void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
+  lines.push_back(fmt::format("misconception={}", word_text(e.combining)));
   lines.push_back(corpus_line("tiny_corpus", e.tiny));
   lines.push_back(corpus_line("kjv_corpus", e.kjv));
   lines.push_back(
@@ -85,15 +80,8 @@ void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
       "exercise_4=text:{} bytes:[{}] byte_values_seen_in_kjv:{} of {}",
       llmfs::text::string_of(x.unseen.bytes), fmt::join(x.unseen.bytes, ","),
       x.unseen_bytes_in_kjv, x.unseen.bytes.size()));
-}
-
-std::string render_report(const Evidence& e) {
-  std::vector<std::string> lines;
-  add_fixture_lines(e, lines);
-  add_measured_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // LAYOUT per row of the table, WORD per fixture word, and BYTE per byte: its value, its

@@ -8,48 +8,6 @@ namespace ch14 {
 using llmfs::autograd::check_gradients;
 using llmfs::tensor::Tensor;
 
-// region: expressions
-// Each expression is written once, as calls on the tape; `in` holds its inputs.
-std::expected<Var, ScalarError> square(ScalarTape& t, std::span<const Var> in) {
-  return t.mul(in[0], in[0]);
-}
-
-std::expected<Var, ScalarError> fixture(ScalarTape& t, std::span<const Var> in) {
-  const Var ab = LLMFS_TRY(t.mul(in[0], in[1]));
-  return t.add(ab, in[0]);
-}
-
-std::expected<Var, ScalarError> neuron(ScalarTape& t, std::span<const Var> in) {
-  const Var first = LLMFS_TRY(t.mul(in[0], in[1]));
-  const Var second = LLMFS_TRY(t.mul(in[2], in[3]));
-  const Var sum = LLMFS_TRY(t.add(first, second));
-  const Var z = LLMFS_TRY(t.add(sum, in[4]));
-  return t.tanh(z);
-}
-
-std::expected<Var, ScalarError> sigmoid(ScalarTape& t, std::span<const Var> in) {
-  const Var e = LLMFS_TRY(t.exp(in[0]));
-  const Var one = t.input(1.0);  // a constant is an input nobody asks about
-  const Var denominator = LLMFS_TRY(t.add(one, e));
-  return t.div(e, denominator);
-}
-
-std::expected<Var, ScalarError> mixed(ScalarTape& t, std::span<const Var> in) {
-  const Var log_x = LLMFS_TRY(t.log(in[0]));
-  const Var numerator = LLMFS_TRY(t.mul(log_x, in[1]));
-  const Var gap = LLMFS_TRY(t.sub(in[0], in[1]));
-  const Var ratio = LLMFS_TRY(t.div(numerator, gap));
-  const Var xy = LLMFS_TRY(t.mul(in[0], in[1]));
-  const Var bend = LLMFS_TRY(t.tanh(xy));
-  return t.add(ratio, bend);
-}
-
-std::expected<Var, ScalarError> cube(ScalarTape& t, std::span<const Var> in) {
-  const Var x2 = LLMFS_TRY(t.mul(in[0], in[0]));
-  return t.mul(x2, in[0]);
-}
-// endregion: expressions
-
 namespace {
 
 std::vector<Tensor> ch14_scalars(const std::vector<double>& values) {
@@ -59,14 +17,30 @@ std::vector<Tensor> ch14_scalars(const std::vector<double>& values) {
   return tensors;
 }
 
-}  // namespace
-
 // region: differentiate
-// Forward on a fresh tape, one backward sweep, and the inputs' adjoints as the
-// gradient; then Chapter 13's checker, which rebuilds the expression on a new tape per
-// probe.
-Step<Differentiated> differentiate(std::string_view name, Expression expression,
-                                   const std::vector<double>& point) {
+// Chapter 13's verdict on `gradient`: the checker sees scalars as rank-0 tensors and
+// rebuilds the expression on a fresh tape for every probe.
+[[nodiscard]] Step<GradientCheckReport> check(Expression expression,
+                                              const std::vector<double>& point,
+                                              const std::vector<double>& gradient) {
+  auto f =
+      [expression](std::span<const Tensor> x) -> std::expected<Tensor, ScalarError> {
+    ScalarTape probe;
+    std::vector<Var> in;
+    for (const Tensor& v : x)
+      in.push_back(probe.input(v.values()[0]));
+    const Var out = LLMFS_TRY(expression(probe, in));
+    return Tensor::scalar(LLMFS_TRY(probe.value(out)));
+  };
+  return LLMFS_TRY_AT("gradient check",
+                      check_gradients(f, ch14_scalars(point), ch14_scalars(gradient)));
+}
+
+// Forward on a fresh tape, one backward sweep, the inputs' adjoints as the gradient,
+// then the checker's verdict on it.
+[[nodiscard]] Step<Differentiated> differentiate(std::string_view name,
+                                                 Expression expression,
+                                                 const std::vector<double>& point) {
   ScalarTape tape;
   std::vector<Var> inputs;
   for (const double v : point)
@@ -79,17 +53,7 @@ Step<Differentiated> differentiate(std::string_view name, Expression expression,
   d.adjoints = LLMFS_TRY_AT("backward", tape.backward(output));
   d.gradient.assign(d.adjoints.begin(), d.adjoints.begin() + point.size());
   d.nodes.assign(tape.nodes().begin(), tape.nodes().end());
-  auto f =
-      [expression](std::span<const Tensor> x) -> std::expected<Tensor, ScalarError> {
-    ScalarTape probe;
-    std::vector<Var> in;
-    for (const Tensor& v : x)
-      in.push_back(probe.input(v.values()[0]));
-    const Var out = LLMFS_TRY(expression(probe, in));
-    return Tensor::scalar(LLMFS_TRY(probe.value(out)));
-  };
-  d.check = LLMFS_TRY_AT("gradient check", check_gradients(f, ch14_scalars(point),
-                                                           ch14_scalars(d.gradient)));
+  d.check = LLMFS_TRY(check(expression, point, d.gradient));
   return d;
 }
 // endregion: differentiate
@@ -133,7 +97,7 @@ std::vector<std::array<std::string, 2>> refusals() {
 // region: exercises
 // 1: x·x·x at 2; 2: the neuron's tape size against a check's evaluations; 3: the
 // fixture's gradient without accumulation, and the checker's verdict on it.
-Step<Exercises> solve_exercises(const Evidence& e) {
+[[nodiscard]] Step<Exercises> solve_exercises(const Evidence& e) {
   Exercises x;
   x.cube = LLMFS_TRY(differentiate("cube", cube, {kCubeX}));
   const Differentiated& n = e.cases[2];
@@ -143,17 +107,13 @@ Step<Exercises> solve_exercises(const Evidence& e) {
   x.neuron_evaluations = n.check.coordinates() * 2;
   const Differentiated& f = e.cases[1];
   x.overwritten = overwriting_backward(f.nodes, f.nodes.size() - 1, f.point.size());
-  auto recorded = [](std::span<const Tensor> v) -> std::expected<Tensor, ScalarError> {
-    return Tensor::scalar(v[0].values()[0] * v[1].values()[0] + v[0].values()[0]);
-  };
-  x.overwritten_check = LLMFS_TRY_AT(
-      "gradient check",
-      check_gradients(recorded, ch14_scalars(f.point), ch14_scalars(x.overwritten)));
+  x.overwritten_check = LLMFS_TRY(check(fixture, f.point, x.overwritten));
   return x;
 }
 // endregion: exercises
 
-// region: gather
+}  // namespace
+
 Step<Evidence> gather() {
   Evidence e;
   for (const Case& c : kCases)
@@ -162,6 +122,5 @@ Step<Evidence> gather() {
   e.exercises = LLMFS_TRY(solve_exercises(e));
   return e;
 }
-// endregion: gather
 
 }  // namespace ch14

@@ -48,17 +48,6 @@ struct Evidence {
   Exercises exercises;                             ///< the exercise answers
 };
 
-/// Records `expression` at `point` on a fresh tape and runs one backward sweep.
-[[nodiscard]] Step<Differentiated> differentiate(std::string_view name,
-                                                 Expression expression,
-                                                 const std::vector<double>& point);
-/// The gradient with `=` where backward has `+=`: what forgetting to accumulate gives.
-[[nodiscard]] std::vector<double> overwriting_backward(
-    const std::vector<ScalarNode>& nodes, std::size_t output, std::size_t inputs);
-/// The refused operations: name and error text.
-[[nodiscard]] std::vector<std::array<std::string, 2>> refusals();
-/// The exercise answers; needs the cases of `e`.
-[[nodiscard]] Step<Exercises> solve_exercises(const Evidence& e);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 

@@ -1,7 +1,7 @@
 // Chapter 14
 #pragma once
 // Chapter 14's frozen fixture, shared by the demo and tests/chapters/ch14_*_test.cpp:
-// five expressions and the points where they are differentiated.
+// five expressions, the points where they are differentiated, and exercise 1's cube.
 
 #include <array>
 #include <expected>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <llmfs/autograd/scalar.hpp>
+#include <llmfs/core/try.hpp>
 
 namespace ch14 {
 
@@ -17,28 +18,53 @@ using llmfs::autograd::ScalarError;
 using llmfs::autograd::ScalarTape;
 using llmfs::autograd::Var;
 
+/// What recording an expression returns: its output's handle, or the tape's error.
+using Recorded = std::expected<Var, ScalarError>;
 /// An expression: records itself on a tape from its input handles.
-using Expression = std::expected<Var, ScalarError> (*)(ScalarTape&,
-                                                       std::span<const Var>);
+using Expression = Recorded (*)(ScalarTape&, std::span<const Var>);
 
-/// x·x: one value used twice by one operation.
-[[nodiscard]] std::expected<Var, ScalarError> square(ScalarTape& t,
-                                                     std::span<const Var> in);
-/// a·b + a: the prediction; a is used by two operations.
-[[nodiscard]] std::expected<Var, ScalarError> fixture(ScalarTape& t,
-                                                      std::span<const Var> in);
-/// tanh(x1·w1 + x2·w2 + bias): one neuron.
-[[nodiscard]] std::expected<Var, ScalarError> neuron(ScalarTape& t,
-                                                     std::span<const Var> in);
-/// e^x / (1 + e^x): the logistic sigmoid, e^x used twice.
-[[nodiscard]] std::expected<Var, ScalarError> sigmoid(ScalarTape& t,
-                                                      std::span<const Var> in);
-/// log(x)·y / (x − y) + tanh(x·y): every operation at once.
-[[nodiscard]] std::expected<Var, ScalarError> mixed(ScalarTape& t,
-                                                    std::span<const Var> in);
-/// x·x·x: exercise 1, x used three times.
-[[nodiscard]] std::expected<Var, ScalarError> cube(ScalarTape& t,
-                                                   std::span<const Var> in);
+// region: expressions
+// Each expression is written once, as calls on the tape; `in` holds its inputs, and
+// the result is the output's handle or the tape's error.
+[[nodiscard]] inline Recorded square(ScalarTape& t, std::span<const Var> in) {
+  return t.mul(in[0], in[0]);
+}
+
+[[nodiscard]] inline Recorded fixture(ScalarTape& t, std::span<const Var> in) {
+  const Var ab = LLMFS_TRY(t.mul(in[0], in[1]));
+  return t.add(ab, in[0]);
+}
+
+[[nodiscard]] inline Recorded neuron(ScalarTape& t, std::span<const Var> in) {
+  const Var first = LLMFS_TRY(t.mul(in[0], in[1]));
+  const Var second = LLMFS_TRY(t.mul(in[2], in[3]));
+  const Var sum = LLMFS_TRY(t.add(first, second));
+  const Var z = LLMFS_TRY(t.add(sum, in[4]));
+  return t.tanh(z);
+}
+
+[[nodiscard]] inline Recorded sigmoid(ScalarTape& t, std::span<const Var> in) {
+  const Var e = LLMFS_TRY(t.exp(in[0]));
+  const Var one = t.input(1.0);  // a constant is an input nobody asks about
+  const Var denominator = LLMFS_TRY(t.add(one, e));
+  return t.div(e, denominator);
+}
+
+[[nodiscard]] inline Recorded mixed(ScalarTape& t, std::span<const Var> in) {
+  const Var log_x = LLMFS_TRY(t.log(in[0]));
+  const Var numerator = LLMFS_TRY(t.mul(log_x, in[1]));
+  const Var gap = LLMFS_TRY(t.sub(in[0], in[1]));
+  const Var ratio = LLMFS_TRY(t.div(numerator, gap));
+  const Var xy = LLMFS_TRY(t.mul(in[0], in[1]));
+  const Var bend = LLMFS_TRY(t.tanh(xy));
+  return t.add(ratio, bend);
+}
+
+[[nodiscard]] inline Recorded cube(ScalarTape& t, std::span<const Var> in) {
+  const Var x2 = LLMFS_TRY(t.mul(in[0], in[0]));
+  return t.mul(x2, in[0]);
+}
+// endregion: expressions
 
 // region: fixture
 /// One case: a name, the expression, and the point.

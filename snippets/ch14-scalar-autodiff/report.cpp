@@ -1,7 +1,5 @@
 // Chapter 14
 // The report, one `key=value` line per fact, and the trace records of the diagram.
-#include <algorithm>
-
 #include <fmt/ranges.h>
 
 #include "evidence.hpp"
@@ -31,9 +29,10 @@ std::string ch14_parents(const ScalarNode& n) {
 
 }  // namespace
 
-// region: report-lines
-// The prediction's tape node by node, then every case with the checker's verdict.
-void add_case_lines(const Evidence& e, std::vector<std::string>& lines) {
+// The prediction's tape node by node, every case with the checker's verdict, every
+// refusal, then the exercises.
+std::string render_report(const Evidence& e) {
+  std::vector<std::string> lines;
   const Differentiated& f = e.cases[1];
   for (std::size_t n = 0; n < f.nodes.size(); ++n) {
     const ScalarNode& node = f.nodes[n];
@@ -47,13 +46,6 @@ void add_case_lines(const Evidence& e, std::vector<std::string>& lines) {
         d.value, ch14_list(d.gradient), d.nodes.size(), check_text(d.check)));
   for (const auto& [name, text] : e.errors)
     lines.push_back(fmt::format("error_{}={}", name, text));
-}
-// endregion: report-lines
-
-// region: report-measured-lines
-// Then the exercises and the misconception; the report is the case lines followed by
-// these.
-void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
   const Exercises& x = e.exercises;
   lines.push_back(fmt::format("exercise_1=cube_at_2 value:{} gradient:{} nodes:{} {}",
                               x.cube.value, ch14_list(x.cube.gradient),
@@ -64,23 +56,8 @@ void add_exercise_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(fmt::format("exercise_3=overwriting_gradient:{} {}",
                               ch14_list(x.overwritten),
                               check_text(x.overwritten_check)));
-  double worst = 0.0;
-  for (const Differentiated& d : e.cases)
-    worst = std::max(worst, d.check.max_abs_error());
-  lines.push_back(
-      fmt::format("misconception=fixture_gradient:{} hand:[-2,2] "
-                  "largest_tape_vs_central_difference:"
-                  "{:.3e}",
-                  ch14_list(e.cases[1].gradient), worst));
-}
-
-std::string render_report(const Evidence& e) {
-  std::vector<std::string> lines;
-  add_case_lines(e, lines);
-  add_exercise_lines(e, lines);
   return snippets::join_lines(lines);
 }
-// endregion: report-measured-lines
 
 // region: trace-records
 // For the fixture and the neuron: TAPE, then NODE per node (forward value, parents,
