@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -136,12 +139,30 @@ std::expected<ForwardPass, ToyError> forward(const ToyModel& model,
 }
 // endregion: forward
 
-// region: exercise-longer-prompt
+// region: exercises
 // Exercise 1: append the predicted token and predict again.
 std::expected<ForwardPass, ToyError> exercise_longer_prompt(const ToyModel& model) {
   return forward(model, "abc");
 }
-// endregion: exercise-longer-prompt
+
+// Exercise 2: every prompt "ab" + s, s any string of 0 to 4 tokens; how many predict a?
+std::expected<NeverA, ToyError> exercise_never_a(const ToyModel& model) {
+  NeverA count;
+  std::vector<std::string> prompts{"ab"};
+  for (std::size_t extra = 0; extra <= 4; ++extra) {
+    std::vector<std::string> longer;
+    for (const std::string& prompt : prompts) {
+      const auto pass = LLMFS_TRY(forward(model, prompt));
+      count.prompts += 1;
+      count.predicted_a += pass.next_id == 0 ? 1 : 0;
+      for (char token : model.vocabulary)
+        longer.push_back(prompt + token);
+    }
+    prompts = std::move(longer);
+  }
+  return count;
+}
+// endregion: exercises
 
 // region: gather
 // The chapter program's evidence: the demo prompt's forward pass, and the error text
@@ -150,6 +171,8 @@ snippets::Step<Evidence> gather() {
   Evidence e;
   e.pass = LLMFS_TRY_AT("demo prompt", forward(e.model, kPrompt));
   e.rejection = snippets::error_text(forward(e.model, kUnreadablePrompt));
+  e.longer = LLMFS_TRY_AT("exercise 1", exercise_longer_prompt(e.model));
+  e.never_a = LLMFS_TRY_AT("exercise 2", exercise_never_a(e.model));
   return e;
 }
 // endregion: gather

@@ -69,12 +69,19 @@ std::size_t pick_greedy(const std::vector<double>& probabilities);
 inline constexpr std::string_view kPrompt = "ab";
 inline constexpr std::string_view kUnreadablePrompt = "abz";
 
+/// Exercise 2's count: prompts that start with "ab", and how many of them predict `a`.
+struct NeverA {
+  std::size_t prompts = 0, predicted_a = 0;
+};
+
 /// What the chapter's program reports: the forward pass on kPrompt, and the error the
 /// toy returns for kUnreadablePrompt, formatted.
 struct Evidence {
   ToyModel model;
   ForwardPass pass;
   std::string rejection;
+  ForwardPass longer;  ///< exercise 1: the prompt "abc"
+  NeverA never_a;      ///< exercise 2
 };
 
 /// Runs the toy on both prompts.
@@ -86,5 +93,7 @@ struct Evidence {
 /// Exercise 1: the next token after the longer prompt "abc".
 [[nodiscard]] std::expected<ForwardPass, ToyError> exercise_longer_prompt(
     const ToyModel& model);
+/// Exercise 2: runs every prompt "ab" + s, s of 0 to 4 tokens, and counts the `a`s.
+[[nodiscard]] std::expected<NeverA, ToyError> exercise_never_a(const ToyModel& model);
 
 }  // namespace ch00

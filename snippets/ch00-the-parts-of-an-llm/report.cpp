@@ -35,6 +35,12 @@ std::string render_report(const Evidence& evidence) {
                      e.probabilities.size(), fmt::join(e.probabilities, ","));
   out += fmt::format("next_token={}\n", model.vocabulary[e.next_id]);
   out += fmt::format("rejected={} error:{}\n", kUnreadablePrompt, evidence.rejection);
+  const ForwardPass& x = evidence.longer;
+  out += fmt::format("exercise_1=prompt:{} logits:[{:.6f}] p_c:{:.6f} next_token:{}\n",
+                     x.prompt, fmt::join(x.logits, ","), x.probabilities[2],
+                     model.vocabulary[x.next_id]);
+  out += fmt::format("exercise_2=prompts_starting_ab:{} predicted_a:{}\n",
+                     evidence.never_a.prompts, evidence.never_a.predicted_a);
   return out;
 }
 // endregion: report

@@ -72,4 +72,12 @@ TEST(Ch00Exercise, LongerPromptAbcStillPredictsC) {
   EXPECT_EQ(e->next_id, 2u);
 }
 
+TEST(Ch00Exercise, NoPromptStartingAbPredictsA) {
+  // "ab" + 0..4 tokens: 1 + 3 + 9 + 27 + 81 prompts; h_1 > 0 always, so c beats a.
+  const auto count = ch00::exercise_never_a(kModel);
+  ASSERT_TRUE(count.has_value());
+  EXPECT_EQ(count->prompts, 121u);
+  EXPECT_EQ(count->predicted_a, 0u);
+}
+
 }  // namespace
