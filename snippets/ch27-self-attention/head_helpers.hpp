@@ -5,6 +5,7 @@
 // chapters' gradient tests), and the report's config= line.
 
 #include <cmath>
+#include <expected>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape.hpp>
 #include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/report/format.hpp>
