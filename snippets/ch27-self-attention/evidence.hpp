@@ -1,18 +1,10 @@
 // Chapter 27
 #pragma once
-/// \file
-/// \brief Every value Chapter 27's report and trace quote, gathered once from one head
-/// on the frozen fixture (fixture.hpp).
+// Every value Chapter 27's report and trace quote, gathered once from one head on the
+// frozen fixture (fixture.hpp; head_helpers.hpp makes it tensors).
 
 #include <cstddef>
-#include <span>
-#include <string>
-#include <vector>
 
-#include <llmfs/tensor/tensor.hpp>
-
-#include "../common/chapter.hpp"
-#include "fixture.hpp"
 #include "head_helpers.hpp"
 
 namespace ch27 {
@@ -20,8 +12,7 @@ namespace ch27 {
 using llmfs::tensor::Tensor;
 using snippets::Step;
 
-/// One head's stages on Q, K, V, with the raw dot products Q·Kᵀ and the weight rows'
-/// sums.
+/// One head's stages on Q, K, V.
 struct HeadPass {
   Tensor query, key, value;        // [B,T,d_k], [B,T,d_k], [B,T,d_v]
   Tensor dots;                     // Q·Kᵀ before the scale, [B,T,T]

@@ -1,8 +1,7 @@
 // Chapter 27
 #pragma once
-/// \file
-/// \brief Chapter 27's frozen fixture, shared by its program and its tests: B=1, T=3,
-/// d_model=d_k=d_v=2 and identity projections, so that Q = K = V = X.
+// Chapter 27's frozen fixture, shared by its program and its tests: B=1, T=3,
+// d_model=d_k=d_v=2 and identity projections, so that Q = K = V = X.
 
 #include <cstddef>
 #include <vector>

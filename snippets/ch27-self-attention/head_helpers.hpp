@@ -1,9 +1,8 @@
 // Chapter 27
 #pragma once
-/// \file
-/// \brief What Chapters 27 and 28 share: the fixture as tensors, refusals, the loss
-/// `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` (Chapter 27's report and both
-/// chapters' gradient tests), and the report lines about them.
+// What Chapters 27 and 28 share: the fixture as tensors, refusals, the loss
+// `Σ head(X·W_Q, X·W_K, X·W_V).output ⊙ upstream` (Chapter 27's report and both
+// chapters' gradient tests), and the report's config= line.
 
 #include <cmath>
 #include <expected>
@@ -80,19 +79,6 @@ template <class Head>
       "projections:identity",
       kBatch, kTokens, kWidth, kWidth, kWidth,
       llmfs::report::format_number(1.0 / std::sqrt(2.0)));
-}
-
-/// The report's upstream line (with the loss) and its four gradient lines (no final
-/// newline).
-[[nodiscard]] inline std::string gradient_lines(const Tensor& upstream, double loss,
-                                                const std::vector<Tensor>& gradients) {
-  using llmfs::report::format_tensor;
-  return fmt::format(
-      "upstream={} loss:{}\ninput_gradient={}\nquery_weight_gradient={}\n"
-      "key_weight_gradient={}\nvalue_weight_gradient={}",
-      format_tensor(upstream), llmfs::report::format_number(loss),
-      format_tensor(gradients.at(0)), format_tensor(gradients.at(1)),
-      format_tensor(gradients.at(2)), format_tensor(gradients.at(3)));
 }
 
 }  // namespace snippets

@@ -1,5 +1,4 @@
 // Chapter 27
-// The demo: the report on stdout; with --trace, the diagram's trace records instead.
 #include "../common/chapter.hpp"
 #include "evidence.hpp"
 

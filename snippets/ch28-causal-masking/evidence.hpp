@@ -1,16 +1,11 @@
 // Chapter 28
 #pragma once
-/// \file
-/// \brief Every value Chapter 28's report and trace quote, gathered once from causal
-/// attention on the frozen fixture (fixture.hpp).
+// Every value Chapter 28's report and trace quote, gathered once from causal attention
+// on the frozen fixture (fixture.hpp).
 
 #include <cstddef>
-#include <string>
-
-#include <llmfs/tensor/tensor.hpp>
 
 #include "../ch27-self-attention/head_helpers.hpp"
-#include "../common/chapter.hpp"
 #include "fixture.hpp"
 
 namespace ch28 {

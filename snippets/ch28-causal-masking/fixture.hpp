@@ -1,9 +1,7 @@
 // Chapter 28
 #pragma once
-/// \file
-/// \brief Chapter 28's fixture, shared by its program and its tests: Chapter 27's
-/// three tokens and identity projections, plus the inputs of the prefix check and of
-/// the exercises.
+// Chapter 28's fixture, shared by its program and its tests: Chapter 27's three tokens
+// and identity projections, plus the inputs of the prefix check and of the exercises.
 
 #include <array>
 #include <vector>

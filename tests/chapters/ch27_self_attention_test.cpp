@@ -134,6 +134,14 @@ TEST(Ch27Fixture, ShapesFollowTheContract) {
   EXPECT_EQ(empty->output.shape(), (Shape{0, 3, 2}));
 }
 
+// Identity projections: Q, K and V are the input rows bit for bit (the report prints
+// Q, K and V; X is the fixture).
+TEST(Ch27Fixture, IdentityProjectionsGiveQKAndVEqualToX) {
+  const auto& e = evidence();
+  for (const Tensor* stage : {&e.fixture.query, &e.fixture.key, &e.fixture.value})
+    EXPECT_TRUE(llmfs::tensor::bitwise_equal(*stage, e.input));
+}
+
 TEST(Ch27SharedTable, ScalingOneValueColumnScalesOnlyThatOutputColumn) {
   const auto& f = evidence().fixture;
   Tensor value = f.value;
