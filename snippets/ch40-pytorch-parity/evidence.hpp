@@ -1,20 +1,23 @@
 // Chapter 40
 // The appendix's evidence: the committed PyTorch data (tests/reference/data/ch40_*.txt)
-// next to what the library computes from the same inputs.
+// next to what the library computes from the same inputs; the lesson's steps with one
+// deliberate mistake each (variants.cpp); the exercises' answers (exercises.cpp), which
+// tests/parity compares with the same questions answered by torch.
 #pragma once
 
 #include <cstddef>
+#include <expected>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <llmfs/tensor/error.hpp>
 #include <llmfs/tensor/shape.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 #include "../common/chapter.hpp"
-#include "exercises.hpp"
 #include "support/reference_data.hpp"
-#include "variants.hpp"
 
 namespace ch40 {
 
@@ -31,6 +34,78 @@ inline constexpr double kBiasValue = 1e-3;
 /// The seed-123 example's configuration (seed 002).
 inline constexpr std::size_t kBatch = 2, kTokens = 5, kHeads = 4, kHeadWidth = 8,
                              kWidth = 32;
+
+// The lesson's multi-head attention written step by step with this library's tensor
+// ops, with one deliberate mistake from the lesson's failure-modes table (or none).
+
+/// One row of the lesson's failure-modes table, as code.
+enum class Mistake {
+  none,                ///< the correct steps
+  split_order,         ///< reshape [B,T,d] -> [B,h,T,d_h] directly (no transpose)
+  missing_transpose,   ///< reshape to [B,T,h,d_h] and attend over axis 2 (the heads)
+  missing_contiguity,  ///< PyTorch's transpose-then-view; here transpose already copies
+  merge_order,         ///< reshape [B,h,T,d_h] -> [B,T,d] without transposing back
+  mask_batch_only,     ///< a causal mask [B,T,T]: no head axis, so it cannot broadcast
+  output_bias,         ///< W_O followed by a bias of `bias_value` on every coordinate
+};
+
+/// Every mistake, in table order (none first).
+inline constexpr Mistake kMistakes[] = {Mistake::none,
+                                        Mistake::split_order,
+                                        Mistake::missing_transpose,
+                                        Mistake::missing_contiguity,
+                                        Mistake::merge_order,
+                                        Mistake::mask_batch_only,
+                                        Mistake::output_bias};
+
+/// A short name, e.g. "split_order".
+[[nodiscard]] std::string_view mistake_name(Mistake mistake) noexcept;
+
+/// What one variant produced: the output and how many learned scalars it uses.
+struct LessonForward {
+  llmfs::tensor::Tensor output;   ///< [B,T,d]
+  std::size_t parameter_count{};  ///< 3d² + d² (+ d with an output bias)
+};
+
+/// x [B,T,d], w_in [d,3d], w_o [d,d] -> output [B,T,d], causal, no RoPE, `heads` heads,
+/// following the lesson's steps with `mistake` made on purpose. `bias_value` is the
+/// output bias of Mistake::output_bias (0.0 is how nn.MultiheadAttention initialises
+/// it). \return the tensor op's typed error where the mistake makes shapes disagree.
+[[nodiscard]] std::expected<LessonForward, llmfs::tensor::TensorError> lesson_forward(
+    const llmfs::tensor::Tensor& x, const llmfs::tensor::Tensor& w_in,
+    const llmfs::tensor::Tensor& w_o, std::size_t heads, Mistake mistake,
+    double bias_value = 0.0);
+
+// The appendix's exercises (seed 002's four), answered by code.
+
+/// The exercises' configuration: B=3, T=10, h=8, d_head=16.
+struct ExerciseConfig {
+  std::size_t batch = 3;
+  std::size_t tokens = 10;
+  std::size_t heads = 8;
+  std::size_t head_width = 16;
+};
+
+/// Every answer, computed from the configuration.
+struct ExerciseAnswers {
+  std::size_t model_width{};              ///< 1: d = h·d_head
+  llmfs::tensor::Shape w_in_shape;        ///< 1: [d, 3d] (ours; PyTorch stores [3d, d])
+  llmfs::tensor::Shape w_o_shape;         ///< 1: [d, d]
+  std::vector<std::size_t> view_strides;  ///< 2: strides of view(B,T,h,d_head)
+  llmfs::tensor::Shape split_shape;       ///< 2: [B,h,T,d_head]
+  std::vector<std::size_t> split_strides;       ///< 2: transpose(1,2) swaps two
+  bool split_contiguous{};                      ///< 2: false: not row-major
+  std::vector<std::size_t> contiguous_strides;  ///< 2: row-major, [B,h,T,d_head]
+  llmfs::tensor::Shape mask_shape;              ///< 3: [1,1,T,T]
+  llmfs::tensor::Shape scores_shape;            ///< 3: [B,h,T,T]
+  llmfs::tensor::Shape mask_broadcast_shape;    ///< 3: broadcast of the two
+  std::string mask_line;                        ///< 3: the one line of PyTorch
+  std::size_t combined_parameters{};            ///< 4: W_in [d,3d]
+  std::size_t separate_parameters{};            ///< 4: W_Q, W_K, W_V each [d,d]
+};
+
+/// Answers for `config`.
+[[nodiscard]] ExerciseAnswers answer_exercises(const ExerciseConfig& config = {});
 
 /// What the library computed for one case: output, per-head weights, the gradients of
 /// loss = Σ output ⊙ upstream, and the shapes of its forward record.
@@ -120,8 +195,8 @@ struct Evidence {
   ExerciseAnswers exercises;
 };
 
-/// Loads the data, runs the library and every variant. A parity case or a float32
-/// tensor outside its criterion is an error, so `make traces` keeps the old goldens.
+/// Loads the data, runs the library and every variant (the criteria are asserted by
+/// tests/parity/parity_test.cpp).
 [[nodiscard]] snippets::Step<Evidence> gather();
 
 /// Runs one variant against a loaded case.
@@ -135,8 +210,6 @@ struct Evidence {
 /// "<=1e-15": the smallest power of ten at or above a small error ("0" for an exact
 /// match, "mismatch" for an infinite one).
 [[nodiscard]] std::string decade(double value);
-/// Three significant digits in scientific notation, e.g. "6.29e-05".
-[[nodiscard]] std::string sci(double value);
 
 /// The report on stdout (`key=value` lines).
 [[nodiscard]] std::string render_report(const Evidence& evidence);

@@ -1,9 +1,9 @@
 // Chapter 40
-#include "exercises.hpp"
-
 #include <utility>
 
 #include <llmfs/tensor/broadcast.hpp>
+
+#include "evidence.hpp"
 
 namespace ch40 {
 
@@ -18,9 +18,7 @@ ExerciseAnswers answer_exercises(const ExerciseConfig& c) {
   a.w_o_shape = Shape{d, d};
 
   // 2. Strides: view() keeps row-major strides; transpose(1,2) swaps two of them, so
-  // the
-  //    result is no longer row-major and view() on it must fail until contiguous()
-  //    copies.
+  //    the result is not row-major and view() on it fails until contiguous() copies.
   a.view_strides =
       llmfs::tensor::row_major_strides(Shape{c.batch, c.tokens, c.heads, c.head_width});
   a.split_shape = Shape{c.batch, c.heads, c.tokens, c.head_width};
@@ -36,8 +34,7 @@ ExerciseAnswers answer_exercises(const ExerciseConfig& c) {
       *llmfs::tensor::broadcast_shapes(a.mask_shape, a.scores_shape, "mask");
   a.mask_line = "torch.tril(torch.ones(T, T, dtype=torch.bool))[None, None]";
 
-  // 4. Parameters: one [d, 3d] matrix or three [d, d] matrices hold the same 3d²
-  // scalars.
+  // 4. Parameters: one [d, 3d] matrix or three [d, d] matrices hold the same 3d².
   a.combined_parameters = d * 3 * d;
   a.separate_parameters = 3 * (d * d);
   return a;

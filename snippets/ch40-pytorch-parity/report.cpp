@@ -19,10 +19,6 @@ std::string decade(double value) {
   return fmt::format("<=1e{}", static_cast<int>(std::ceil(std::log10(value))));
 }
 
-std::string sci(double value) {
-  return fmt::format("{:.2e}", value);
-}
-
 namespace {
 
 using llmfs::report::format_number;
@@ -107,20 +103,21 @@ std::string render_report(const Evidence& e) {
       line += fmt::format(" nn.MultiheadAttention[{}]", parity_list(c.module));
     lines.push_back(std::move(line));
   }
-  lines.push_back(fmt::format(
-      "float32_lesson_claim=max|manual-module|:{} claimed_below:{} output_max:{} "
-      "float32_spacing_there:{}",
-      sci(f.manual_vs_module), sci(kLessonTolerance), format_number(f.output_max),
-      sci(f.output_spacing)));
+  lines.push_back(
+      fmt::format("float32_lesson_claim=max|manual-module|:{:.2e} claimed_below:{:.2e} "
+                  "output_max:{} "
+                  "float32_spacing_there:{:.2e}",
+                  f.manual_vs_module, kLessonTolerance, format_number(f.output_max),
+                  f.output_spacing));
   lines.push_back(fmt::format(
       "float32_criterion=|library-torch_float32|<={}*u*max|reference| u:2^-24 "
       "library_vs_float64_on_same_inputs:{}",
       kFloat32Factor, decade(f.exact_relative)));
   for (const auto& t : f.tensors)
     lines.push_back(
-        fmt::format("float32_{}=max:{} manual:{} ({:.1f}u) module:{} ({:.1f}u)", t.name,
-                    format_number(t.reference_max), sci(t.manual_abs), t.manual_factor,
-                    sci(t.module_abs), t.module_factor));
+        fmt::format("float32_{}=max:{} manual:{:.2e} ({:.1f}u) module:{:.2e} ({:.1f}u)",
+                    t.name, format_number(t.reference_max), t.manual_abs,
+                    t.manual_factor, t.module_abs, t.module_factor));
   for (const auto& outcome : e.failures)
     lines.push_back(outcome.mistake == Mistake::none
                         ? fmt::format("failure_control=none output_relative:{} "

@@ -3,10 +3,12 @@
 // names for each step, where each failure mode strikes and how it is caught, and the
 // parity results. docs/_ext/diagrams/ch40.py draws the diagram from these records only.
 #include <algorithm>
+#include <ranges>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <llmfs/report/record.hpp>
 
@@ -25,13 +27,6 @@ struct Step {
   std::string torch;
   std::vector<Mistake> mistakes;
 };
-
-std::string mistakes_field(const std::vector<Mistake>& mistakes) {
-  std::string out;
-  for (auto m : mistakes)
-    out += fmt::format("{}{}", out.empty() ? "" : ",", mistake_name(m));
-  return out;
-}
 
 // Trace keys are lower case: "grad_W_in" -> "grad_w_in".
 std::string lower(std::string text) {
@@ -92,15 +87,17 @@ std::string render_trace(const Evidence& e) {
                    w.out_proj_weight_shape),
        {Mistake::output_bias}},
   };
-  for (std::size_t i = 0; i < steps.size(); ++i)
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const auto mistakes = steps[i].mistakes | std::views::transform(mistake_name);
     lines.push_back(Record("STAGE")
                         .field("step", i + 1)
                         .field("name", steps[i].name)
                         .field("shape", steps[i].shape)
                         .field("library", steps[i].library)
                         .field("torch", steps[i].torch)
-                        .field("mistakes", mistakes_field(steps[i].mistakes))
+                        .field("mistakes", fmt::format("{}", fmt::join(mistakes, ",")))
                         .str());
+  }
   for (const auto& f : e.failures) {
     if (f.mistake == Mistake::none) continue;
     Record r("FAILURE");
@@ -139,8 +136,8 @@ std::string render_trace(const Evidence& e) {
   }
   const auto& f = e.float32;
   Record r("FLOAT32");
-  r.field("lesson_claim", sci(kLessonTolerance))
-      .field("measured", sci(f.manual_vs_module))
+  r.field("lesson_claim", fmt::format("{:.2e}", kLessonTolerance))
+      .field("measured", fmt::format("{:.2e}", f.manual_vs_module))
       .field("output_max", f.output_max)
       .field("criterion_factor", static_cast<int>(kFloat32Factor));
   for (const auto& t : f.tensors)

@@ -1,66 +1,30 @@
 // Chapter 40
-#include "variants.hpp"
-
 #include <cmath>
-#include <limits>
 #include <utility>
-#include <vector>
 
+#include <llmfs/attention/causal.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
 #include <llmfs/tensor/layout.hpp>
 #include <llmfs/tensor/matmul.hpp>
 #include <llmfs/tensor/softmax.hpp>
 
+#include "evidence.hpp"
+
 namespace ch40 {
+
+std::string_view mistake_name(Mistake mistake) noexcept {
+  constexpr std::string_view names[] = {
+      "none",        "split_order",     "missing_transpose", "missing_contiguity",
+      "merge_order", "mask_batch_only", "output_bias"};
+  return names[static_cast<std::size_t>(mistake)];  // kMistakes order
+}
 
 namespace {
 
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using llmfs::tensor::TensorError;
-
-// Columns [first, first + count) of the last axis: PyTorch's chunk(3, dim=-1).
-Tensor last_axis_block(const Tensor& t, std::size_t first, std::size_t count) {
-  const std::size_t width = t.shape()[t.rank() - 1];
-  const std::size_t rows = t.size() / width;
-  std::vector<std::size_t> dims = t.shape().as_vector();
-  dims.back() = count;
-  std::vector<double> values;
-  values.reserve(rows * count);
-  for (std::size_t r = 0; r < rows; ++r)
-    for (std::size_t c = 0; c < count; ++c)
-      values.push_back(t.values()[r * width + first + c]);
-  return *Tensor::from(Shape(std::move(dims)), std::move(values));
-}
-
-// An additive causal table over the last two axes of `shape`: 0 on and below the
-// diagonal, -inf above it, repeated over the leading axes.
-Tensor causal_table(Shape shape) {
-  Tensor mask = Tensor::zeros(shape);
-  const std::size_t n = shape[shape.rank() - 1];
-  auto values = mask.mutable_values();
-  for (std::size_t i = 0; i < values.size(); ++i)
-    if ((i % n) > (i / n) % n) values[i] = -std::numeric_limits<double>::infinity();
-  return mask;
-}
-
-}  // namespace
-
-std::string_view mistake_name(Mistake mistake) noexcept {
-  switch (mistake) {
-    case Mistake::none: return "none";
-    case Mistake::split_order: return "split_order";
-    case Mistake::missing_transpose: return "missing_transpose";
-    case Mistake::missing_contiguity: return "missing_contiguity";
-    case Mistake::merge_order: return "merge_order";
-    case Mistake::mask_batch_only: return "mask_batch_only";
-    case Mistake::output_bias: return "output_bias";
-  }
-  return "unknown";
-}
-
-namespace {
 
 // region: lesson-head-layout
 // Split the feature axis into heads, [B,T,d] -> [B,T,h,d_h] -> [B,h,T,d_h], or make one
@@ -101,20 +65,21 @@ std::expected<LessonForward, TensorError> lesson_forward(
 
   // In-projection, chunk into Q, K, V ([B,T,3d] -> 3 x [B,T,d]), split into heads
   const auto qkv = LLMFS_TRY(ops::matmul(x, w_in));
-  const auto q = LLMFS_TRY(split_heads(last_axis_block(qkv, 0, width), heads, mistake));
-  const auto k =
-      LLMFS_TRY(split_heads(last_axis_block(qkv, width, width), heads, mistake));
-  const auto v =
-      LLMFS_TRY(split_heads(last_axis_block(qkv, 2 * width, width), heads, mistake));
+  const auto q_block = LLMFS_TRY(ops::slice_last_axis(qkv, 0, width));
+  const auto k_block = LLMFS_TRY(ops::slice_last_axis(qkv, width, 2 * width));
+  const auto v_block = LLMFS_TRY(ops::slice_last_axis(qkv, 2 * width, 3 * width));
+  const auto q = LLMFS_TRY(split_heads(q_block, heads, mistake));
+  const auto k = LLMFS_TRY(split_heads(k_block, heads, mistake));
+  const auto v = LLMFS_TRY(split_heads(v_block, heads, mistake));
 
-  // Scaled scores plus the additive causal mask built for [T,T] (or, wrongly, [B,T,T])
+  // Scaled scores plus the additive causal mask [T,T] (or, wrongly, one per sequence)
   const auto keys_t = LLMFS_TRY(ops::transpose(k, 2, 3));
   const auto scores = LLMFS_TRY(ops::matmul(q, keys_t));
   const double scale = 1.0 / std::sqrt(static_cast<double>(width / heads));
   const auto scaled = LLMFS_TRY(ops::scale(scores, scale));
-  const Tensor mask =
-      causal_table(mistake == Mistake::mask_batch_only ? Shape{batch, tokens, tokens}
-                                                       : Shape{tokens, tokens});
+  auto mask = *llmfs::attention::causal_mask(tokens);  // T·T fits: the scores exist
+  if (mistake == Mistake::mask_batch_only)
+    mask = LLMFS_TRY(ops::add(Tensor::zeros(Shape{batch, tokens, tokens}), mask));
   const auto masked = LLMFS_TRY(ops::add(scaled, mask));
 
   // Row softmax over the keys, the value mixture [B,h,T,T]·[B,h,T,d_h], the merge

@@ -2,8 +2,6 @@
 // the same questions answered by torch (tests/reference/data/ch40_exercises.txt) and
 // against the seed's statements (d = 128, W_in [128,384], W_O [128,128], 3·d²
 // parameters either way).
-#include "exercises.hpp"
-
 #include <vector>
 
 #include <gtest/gtest.h>

@@ -13,7 +13,6 @@
 #include <llmfs/tensor/tensor.hpp>
 
 #include "evidence.hpp"
-#include "variants.hpp"
 
 namespace {
 
