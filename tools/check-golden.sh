@@ -19,5 +19,6 @@ if cmp -s "$golden" "$actual"; then
 fi
 echo "golden: $golden differs from the output of: $*" >&2
 diff -u --label "$golden (golden)" --label "current output" "$golden" "$actual" >&2
-echo "golden: if the change is intended, run 'make traces' and review the diff with git." >&2
+echo "golden: if the change is intended, run 'make traces' and review the diff with git;" >&2
+echo "golden: if not, fix the code, or restore an edited golden with 'git checkout -- $golden'." >&2
 exit 1

@@ -213,7 +213,9 @@ def sidebar(tree_html: str, parts, found_docs, pagename: str, pathto) -> str:
     for li in soup.find_all("li", class_="toctree-l1"):
         a = li.find("a", recursive=False) or li.find("a")
         if a and a.get("href") is not None:
-            items[a["href"].split("#")[0]] = li
+            # furo links the current page as "#": keep it under "#", not "", so the
+            # current page keeps furo's entry (its course label and "current" mark)
+            items[a["href"].split("#")[0] or "#"] = li
     out = BeautifulSoup("", "html.parser")
     for part in parts:
         caption = out.new_tag("p", attrs={"class": "caption", "role": "heading"})

@@ -165,8 +165,8 @@ std::expected<NeverA, ToyError> exercise_never_a(const ToyModel& model) {
 // endregion: exercises
 
 // region: gather
-// The chapter program's evidence: the demo prompt's forward pass, and the error text
-// the toy returns for a prompt it cannot read.
+// The chapter program's evidence: the demo prompt's forward pass, the error text the
+// toy returns for a prompt it cannot read, and the two exercises' answers.
 snippets::Step<Evidence> gather() {
   Evidence e;
   e.pass = LLMFS_TRY_AT("demo prompt", forward(e.model, kPrompt));
