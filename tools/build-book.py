@@ -92,22 +92,25 @@ def run_doxygen(work: Path) -> Path:
     return raw / "xml"
 
 
-def sync_xml(source: Path, target: Path) -> int:
-    """Copy only changed XML files; remove files Doxygen no longer writes. Returns files changed."""
+def sync_xml(source: Path, target: Path) -> tuple[int, int]:
+    """Copy only changed XML files; remove files Doxygen no longer writes. Returns (files
+    changed, of which added or removed)."""
     target.mkdir(parents=True, exist_ok=True)
-    changed = 0
+    changed = added_or_removed = 0
     wanted = {p.name for p in source.glob("*.xml")}
     for name in sorted(wanted):
         src, dst = source / name, target / name
         if dst.is_file() and filecmp.cmp(src, dst, shallow=False):
             continue
+        added_or_removed += 0 if dst.is_file() else 1
         shutil.copyfile(src, dst)
         changed += 1
     for stale in target.glob("*.xml"):
         if stale.name not in wanted:
             stale.unlink()
             changed += 1
-    return changed
+            added_or_removed += 1
+    return changed, added_or_removed
 
 
 def print_outdated(html: Path) -> bool:
@@ -134,6 +137,34 @@ def write_print_page(single: Path, target: Path) -> None:
     text = text.replace('href="index.html#', 'href="#')
     if not target.is_file() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
+
+
+def render(work: Path, args) -> int:
+    """The Sphinx runs: the HTML book, then the print view if a page changed."""
+    step("chapters: Sphinx -W --keep-going (MyST, Breathe, local MathJax)")
+    env = dict(os.environ, LLMFS_DOXYGEN_XML=str(work / "xml"))
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-j", "1", "-b", args.builder,
+               "-c", str(ROOT / "docs"),
+               *(["-D", "exclude_patterns=" + ",".join(["README.md", "**/README.md", *args.exclude])] if args.exclude else []), "-d", str(work / "doctrees"), str(ROOT / "chapters"), str(work / args.builder)]
+    result = subprocess.run(command, env=env, cwd=ROOT)
+    if result.returncode != 0:
+        step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
+        return result.returncode
+    if args.builder == "html" and not args.no_print and print_outdated(work / "html"):
+        step("print view: the whole book on one page (Sphinx singlehtml)")
+        single = work / "singlehtml"
+        # A copy of the HTML build's environment, already up to date (nothing is read again);
+        # sharing the folder itself made each run re-pickle the doctrees and the next HTML
+        # build rewrite every page.
+        shutil.copytree(work / "doctrees", work / "doctrees-print", dirs_exist_ok=True)
+        command = [*command[:command.index("-b") + 1], "singlehtml", *command[command.index("-b") + 2:-1], str(single)]
+        command[command.index("-d") + 1] = str(work / "doctrees-print")
+        result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
+        if result.returncode != 0:
+            step(f"FAILED (Sphinx singlehtml exit {result.returncode})")
+            return result.returncode
+        write_print_page(single / "index.html", work / "html" / "print.html")
+    return 0
 
 
 def main() -> int:
@@ -169,32 +200,29 @@ def main() -> int:
     else:
         step("API reference: Doxygen XML of src/llmfs/**/*.hpp (warnings are errors)")
         raw = run_doxygen(work)
-        changed = sync_xml(raw, work / "xml")
+        changed, moved = sync_xml(raw, work / "xml")
         step(f"API reference: {changed} XML file(s) changed")
+        # A compound that appears or disappears (a class moved to another namespace or
+        # header) leaves Sphinx's C++ domain with empty symbols from the old pages, which
+        # shadow the new ones when an unchanged page is resolved again (the print view
+        # resolves every page): read every page again, as a clean build would.
+        if moved and (work / "doctrees").exists():
+            step(f"API reference: {moved} compound(s) added or removed; reading every page again")
+            shutil.rmtree(work / "doctrees")
+            shutil.rmtree(work / "doctrees-print", ignore_errors=True)
 
-    step("chapters: Sphinx -W --keep-going (MyST, Breathe, local MathJax)")
-    env = dict(os.environ, LLMFS_DOXYGEN_XML=str(work / "xml"))
-    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-j", "1", "-b", args.builder,
-               "-c", str(ROOT / "docs"),
-               *(["-D", "exclude_patterns=" + ",".join(["README.md", "**/README.md", *args.exclude])] if args.exclude else []), "-d", str(work / "doctrees"), str(ROOT / "chapters"), str(work / args.builder)]
-    result = subprocess.run(command, env=env, cwd=ROOT)
-    if result.returncode != 0:
-        step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
-        return result.returncode
-    if args.builder == "html" and not args.no_print and print_outdated(work / "html"):
-        step("print view: the whole book on one page (Sphinx singlehtml)")
-        single = work / "singlehtml"
-        # A copy of the HTML build's environment, already up to date (nothing is read again);
-        # sharing the folder itself made each run re-pickle the doctrees and the next HTML
-        # build rewrite every page.
-        shutil.copytree(work / "doctrees", work / "doctrees-print", dirs_exist_ok=True)
-        command = [*command[:command.index("-b") + 1], "singlehtml", *command[command.index("-b") + 2:-1], str(single)]
-        command[command.index("-d") + 1] = str(work / "doctrees-print")
-        result = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL)
-        if result.returncode != 0:
-            step(f"FAILED (Sphinx singlehtml exit {result.returncode})")
-            return result.returncode
-        write_print_page(single / "index.html", work / "html" / "print.html")
+    incremental = (work / "doctrees").exists()
+    code = render(work, args)
+    if code != 0 and incremental:
+        # Sphinx's C++ domain can keep stale symbols across incremental builds (a class
+        # that moved namespace shadows its new self): a failure there is confirmed, or
+        # cleared, by reading every page again, as a clean build does.
+        step("incremental build failed: reading every page again to confirm")
+        shutil.rmtree(work / "doctrees")
+        shutil.rmtree(work / "doctrees-print", ignore_errors=True)
+        code = render(work, args)
+    if code != 0:
+        return code
     step(f"done in {time.monotonic() - start:.1f} s: open {work / args.builder / 'index.html'}")
     return 0
 
