@@ -5,7 +5,11 @@
     browser_check.py --offline HTML_DIR  only the static scans (book.offline)
     browser_check.py --browser HTML_DIR  only the browser check (book.browser; book.offline
                                          makes the static scans of the same folder)
+    browser_check.py --self-test HTML_DIR  breaks four chapters of a copy, one way each (a
+                                         console error, a remote image, a listing too wide
+                                         at 1280 px, a pale caption): each must be named
     --tabs N                             pages checked side by side (default: one per core, at most 2)
+    --pages A,B                          only these pages (paths inside HTML_DIR)
 
 Static scans, every .html and .css file: no remote URL (http:, https:, protocol-relative)
 in src, href, srcset, poster, data, action or CSS url(), except <a href> links to the
@@ -52,6 +56,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -565,7 +570,8 @@ def default_tabs() -> int:
     return max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
-def browser_problems(html_dir: Path, tabs: int | None = None) -> tuple[list[str], list[str]]:
+def browser_problems(html_dir: Path, tabs: int | None = None, only: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """The browser check; only: these jobs (page paths, `search.html?q=TERM`), not all."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
         return ["chromium is not installed: install the 'chromium' package (tools/deps.txt); "
@@ -580,6 +586,11 @@ def browser_problems(html_dir: Path, tabs: int | None = None) -> tuple[list[str]
     from cdp import Browser, CdpError
 
     jobs = jobs_for(html_dir)
+    if only is not None:
+        unknown = set(only) - {j.name for j in jobs}
+        if unknown:
+            return [f"--pages: no such page or job: {sorted(unknown)}"], []
+        jobs = [j for j in jobs if j.name in only]
     tabs = tabs or default_tabs()
     started = time.monotonic()
     try:
@@ -600,18 +611,80 @@ def browser_problems(html_dir: Path, tabs: int | None = None) -> tuple[list[str]
     return problems, rows
 
 
+SELF_TEST_MARK = "llmfs-self-test"
+
+
+def self_test(html_dir: Path, tabs: int | None) -> int:
+    """Break four chapters of a copy of the book, one way each, and check that the browser
+    check names each page and each fault, and passes an unbroken page beside them."""
+    chapters = sorted(html_dir.glob("[0-9][0-9]-*.html"), key=lambda p: p.stat().st_size)[:4]
+    if len(chapters) < 4:
+        print(f"self-test: needs four chapters in {html_dir}, found {len(chapters)}", file=sys.stderr)
+        return 1
+    a, b, c, d = (p.name for p in chapters)
+    remote = f"https://example.invalid/{SELF_TEST_MARK}.png"
+    # A listing that no longer wraps (its long lines wrap at 1280 px by design): its first
+    # line made 240 characters long and its <pre> kept from wrapping.
+    listing = '<div class="highlight"><pre><span></span><span class="llmfs-line">'
+    unwrapped = ('<div class="highlight"><pre style="white-space: pre; overflow-wrap: normal"><span></span>'
+                 '<span class="llmfs-line">' + "x" * 240)
+    caption = '<div class="code-block-caption"><span class="caption-text">'
+    faults = {  # page: (what is done to it, (old, new) on its HTML, the messages that must name it)
+        a: ("a console error", ("</body>", f"<script>console.error('{SELF_TEST_MARK}: deliberate')</script></body>"),
+            [f"{a}: console.error: {SELF_TEST_MARK}: deliberate"]),
+        b: ("an image from a remote URL", ("</body>", f'<img src="{remote}" alt=""></body>'),
+            [f"{b}: failed request: ", remote]),
+        c: ("a listing too wide for 1280 px", (listing, unwrapped), [f"{c} [1280 px]: listings scroll sideways"]),
+        d: ("a pale caption (#bbb on white)", (caption, caption[:-1] + ' style="color: #bbb">'),
+            [f"{d} [light]: caption text contrast"]),
+    }
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="llmfs-browser-self-test-") as tmp:
+        copy = Path(tmp) / "html"
+        shutil.copytree(html_dir, copy)
+        for page, (what, (old, new), _) in faults.items():
+            text = (copy / page).read_text(encoding="utf-8")
+            if old not in text:
+                failures.append(f"{page}: cannot add {what}: no {old!r} in it")
+            (copy / page).write_text(text.replace(old, new, 1), encoding="utf-8")
+        problems, _ = browser_problems(copy, tabs, only=[*faults, "index.html"])
+        static = offline_problems(copy)
+    for page, (what, _, wanted) in faults.items():
+        found = [p for p in problems if p.startswith(page)]
+        missing = [w for w in wanted if not any(w in p for p in found)]
+        print(f"self-test: {page} with {what}: " + ("; ".join(found) if found else "no problem found"))
+        if missing:
+            failures.append(f"{page} with {what}: the browser check did not report {missing}")
+    clean = [p for p in problems if not p.startswith(tuple(faults))]
+    print(f"self-test: index.html unbroken: {len(clean)} problem(s)")
+    failures += [f"unbroken page failed: {p}" for p in clean]
+    static_hit = [p for p in static if p.startswith(b) and remote in p]
+    print(f"self-test: static scan of {b}: " + ("; ".join(static_hit) or "nothing"))
+    if not static_hit:
+        failures.append(f"the static scan did not report {remote} in {b}")
+    for failure in failures:
+        print(f"FAIL  {failure}")
+    print(f"browser check self-test: {len(failures)} problem(s)")
+    return 1 if failures else 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(usage=__doc__)
     parser.add_argument("html_dir", type=Path)
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--offline", action="store_true", help="only the static scans")
     only.add_argument("--browser", action="store_true", help="only the browser check")
+    only.add_argument("--self-test", action="store_true",
+                      help="break four chapters of a copy of HTML_DIR; the check must name each")
     parser.add_argument("--tabs", type=int, default=None, help="pages checked side by side (default: one per core, at most 2)")
+    parser.add_argument("--pages", help="only these pages (comma-separated paths inside HTML_DIR, or search.html?q=TERM)")
     args = parser.parse_args(argv[1:])
     html_dir = args.html_dir.resolve()
     if not (html_dir / "index.html").is_file():
         print(f"{html_dir}/index.html does not exist: build the book first", file=sys.stderr)
         return 1
+    if args.self_test:
+        return self_test(html_dir, args.tabs)
     problems = []
     if not args.browser:
         problems += offline_problems(html_dir)
@@ -619,7 +692,7 @@ def main(argv: list[str]) -> int:
         problems += broken
         print(f"links: {links} internal links checked, {len(broken)} broken")
     if not args.offline:
-        more, notes = browser_problems(html_dir, args.tabs)
+        more, notes = browser_problems(html_dir, args.tabs, args.pages.split(",") if args.pages else None)
         problems += more
         print("\n".join(notes))
     for problem in problems:
