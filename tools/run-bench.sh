@@ -6,18 +6,10 @@
 # printed alongside. LLMFS_BENCH_MIN_SECONDS (default 0.5) sets the minimum time per case.
 set -euo pipefail
 
-build_dir=${1:?usage: tools/run-bench.sh BUILD_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
+source "$(dirname "$0")/bench-common.sh"
+bench_setup run-bench llmfs_bench "$@"  # build_dir, root, bench, work
 python=/usr/bin/python3
-bench="$build_dir/bin/llmfs_bench"
 min_seconds=${LLMFS_BENCH_MIN_SECONDS:-0.5}
-if [[ ! -x "$bench" ]]; then
-  echo "run-bench: $bench not found; build it with: cmake --build $build_dir --target llmfs_bench" >&2
-  exit 2
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 
 echo "== llmfs ($bench, single thread, -O2 without -march=native)"
 "$bench" --benchmark_min_time="$min_seconds" --benchmark_min_warmup_time=0.1 --benchmark_format=console \

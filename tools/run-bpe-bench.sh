@@ -7,15 +7,8 @@
 # quotes it, nothing compares against it).
 set -euo pipefail
 
-build_dir=${1:?usage: tools/run-bpe-bench.sh BUILD_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
-bench="$build_dir/bin/llmfs_bpe_bench"
-if [[ ! -x "$bench" ]]; then
-  echo "run-bpe-bench: $bench not found; build it with: cmake --build $build_dir --target llmfs_bpe_bench" >&2
-  exit 2
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh"
+bench_setup run-bpe-bench llmfs_bpe_bench "$@"  # build_dir, root, bench, work
 "$bench" --benchmark_format=console --benchmark_out="$work/bpe.json" \
   --benchmark_out_format=json | tee "$work/console.txt"
 mkdir -p "$root/bench/results"

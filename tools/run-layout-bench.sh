@@ -8,15 +8,8 @@
 # nothing compares against it).
 set -euo pipefail
 
-build_dir=${1:?usage: tools/run-layout-bench.sh BUILD_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
-bench="$build_dir/bin/llmfs_layout_bench"
-if [[ ! -x "$bench" ]]; then
-  echo "run-layout-bench: $bench not found; build it with: cmake --build $build_dir --target llmfs_layout_bench" >&2
-  exit 2
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh"
+bench_setup run-layout-bench llmfs_layout_bench "$@"  # build_dir, root, bench, work
 "$bench" --benchmark_format=console --benchmark_repetitions=3 \
   --benchmark_report_aggregates_only=true --benchmark_out="$work/layout.json" \
   --benchmark_out_format=json

@@ -8,15 +8,8 @@
 # nothing compares against it).
 set -euo pipefail
 
-build_dir=${1:?usage: tools/run-loop-order-bench.sh BUILD_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
-bench="$build_dir/bin/llmfs_loop_order_bench"
-if [[ ! -x "$bench" ]]; then
-  echo "run-loop-order-bench: $bench not found; build it with: cmake --build $build_dir --target llmfs_loop_order_bench" >&2
-  exit 2
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench-common.sh"
+bench_setup run-loop-order-bench llmfs_loop_order_bench "$@"  # build_dir, root, bench, work
 "$bench" --benchmark_min_time="${LLMFS_BENCH_MIN_SECONDS:-0.5}" --benchmark_repetitions=3 \
   --benchmark_report_aggregates_only=true --benchmark_format=console \
   --benchmark_out="$work/loop.json" --benchmark_out_format=json

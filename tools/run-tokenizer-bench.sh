@@ -7,16 +7,9 @@
 # writes them to bench/results/tokenizer-throughput.txt. A measurement, never a golden.
 set -euo pipefail
 
-build_dir=${1:?usage: tools/run-tokenizer-bench.sh BUILD_DIR}
-root=$(cd "$(dirname "$0")/.." && pwd)
-bench="$build_dir/bin/llmfs_tokenizer_bench"
+source "$(dirname "$0")/bench-common.sh"
+bench_setup run-tokenizer-bench llmfs_tokenizer_bench "$@"  # build_dir, root, bench, work
 out="$root/bench/results/tokenizer-throughput.txt"
-if [[ ! -x "$bench" ]]; then
-  echo "run-tokenizer-bench: $bench not found; build it with: cmake --build $build_dir --target llmfs_tokenizer_bench" >&2
-  exit 2
-fi
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 "$bench" --benchmark_min_time="${LLMFS_BENCH_MIN_SECONDS:-2}" --benchmark_format=console \
   --benchmark_out="$work/bench.json" --benchmark_out_format=json >&2
 mkdir -p "$(dirname "$out")"

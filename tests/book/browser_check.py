@@ -1,8 +1,15 @@
 #!/usr/bin/python3
 """Open every rendered page in headless Chromium with no network; measure what a reader sees.
 
-    browser_check.py HTML_DIR            the browser check (label `browser`)
-    browser_check.py --offline HTML_DIR  only the static scans (label `book`)
+    browser_check.py HTML_DIR            the static scans, then the browser check
+    browser_check.py --offline HTML_DIR  only the static scans (book.offline)
+    browser_check.py --browser HTML_DIR  only the browser check (book.browser; book.offline
+                                         makes the static scans of the same folder)
+    browser_check.py --self-test HTML_DIR  breaks four chapters of a copy, one way each (a
+                                         console error, a remote image, a listing too wide
+                                         at 1280 px, a pale caption): each must be named
+    --tabs N                             pages checked side by side (default: one per core, at most 2)
+    --pages A,B                          only these pages (paths inside HTML_DIR)
 
 Static scans, every .html and .css file: no remote URL (http:, https:, protocol-relative)
 in src, href, srcset, poster, data, action or CSS url(), except <a href> links to the
@@ -11,9 +18,13 @@ and so does the #id in it).
 
 Browser check: one Chromium inside `unshare -n` (a network namespace with no interfaces),
 driven over the DevTools protocol (cdp.py, a stdlib client on --remote-debugging-pipe);
-measure.js runs in each page. Every page (chapters, reference and API pages, index, search,
-general index, print view) and every source view under _code/ must load with no console
-error, no uncaught exception and no failed request. On every book page:
+measure.js runs in each page. Each page is a job, run in whichever of the tabs is free (each
+tab its own browser context, so no storage is shared), costliest first; each book page is
+loaded once, at 1280 px, and measured there, then in OS dark, at 390 px and as print by
+changing the emulation of the loaded page (about:blank comes between pages, so the next
+page's size never lays out the previous one). Every page (chapters, reference and API
+pages, index, search, general index, print view) and every source view under _code/ must
+load with no console error, no uncaught exception and no failed request. On every book page:
   - math: every formula typeset by the local MathJax, no MathJax error, no raw TeX;
   - the theme's script ran (no `no-js`), a theme toggle is visible; figures have titles;
   - at 1280 px: no listing or demo output scrolls sideways, the page does not, the copy
@@ -23,23 +34,31 @@ error, no uncaught exception and no failed request. On every book page:
   - at 390 px: the page does not scroll sideways, demo outputs wrap with a continuation
     mark on every wrapped row, caption text is at least 12 px and stays in the column;
   - printed (print media, 700 px of A4): no code cut off, no copy buttons.
-Then: the theme toggle cycles to a dark and a light page; chapter 30's tall diagram is
-compact and opens whole with one click; a listing's source link opens a highlighted view
-with exactly its span marked and a link back to the chapter (contrast light and dark);
-search finds "softmax", "RoPE", "multi-head" offline, with excerpts and a chapter first.
+Then, on the page already loaded (back at 1280 px, light): the theme toggle cycles to a dark
+and a light page (on the last chapter, in a browser context of its own); chapter 30's tall
+diagram is compact and opens whole with one click; from chapter 30, a listing's source link
+opens a highlighted view with exactly its span marked and a link back to the chapter
+(contrast light and dark). Search finds "softmax", "RoPE", "multi-head" offline, with
+excerpts and a chapter first (each query in a fresh context: the search page stores its
+terms for the next page to highlight). Console errors are collected from a page's load to
+its last check.
 A table of per-page numbers is printed. If Chromium or unshare is missing or fails, the
 check FAILS: it never skips silently.
 """
 
 from __future__ import annotations
 
+import argparse
 import html.parser
 import json
-import time
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 # Citations only: a chapter's History section may link the paper it cites.
@@ -174,23 +193,32 @@ def chapter_like(rel: str) -> bool:
 _MEASURE = (Path(__file__).with_name("measure.js")).read_text(encoding="utf-8")
 
 
-def measure(contrast: bool = False, text: bool = False) -> str:
-    return _MEASURE.replace("__OPTIONS__", json.dumps({"contrast": contrast, "text": text}))
+def measure(contrast: bool = False, text: bool = False, skip: tuple[str, ...] = ()) -> str:
+    """measure.js with its options; skip: sections whose results this caller does not read
+    ("covered", "lines", "captions"; their keys are then absent, so reading one fails)."""
+    return _MEASURE.replace("__OPTIONS__", json.dumps({"contrast": contrast, "text": text, "skip": list(skip)}))
 
 
 MEASURE = measure()
+ONLY_LAYOUT = ("covered", "lines", "captions")  # for the measures that read only overflow and buttons
 MIN_CONTRAST = 4.5  # WCAG AA for text; applied to the copy icon too
 WIDE, PHONE, PAPER = 1280, 390, 700  # PAPER: the text width of A4 with 15 mm margins, in CSS px
 MATH_DONE = ("!document.querySelector('span.math, div.math') || (window.MathJax && MathJax.isReady && "
              "MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0 && "
              "document.querySelectorAll('script[type^=\"math/tex\"]').length >= "
              "document.querySelectorAll('span.math, div.math').length)")
+SOURCE_LINK = ("(() => { const links = [...document.querySelectorAll('.llmfs-region a.llmfs-source-link')];"
+               " const a = links.find(a => a.href.includes('/_code/src/llmfs/')) || links[0];"
+               " return a ? a.href : null; })()")
 
 
 class Report:
+    """What one job (a page and the checks made on it) found; merged in a fixed order."""
+
     def __init__(self):
         self.problems: list[str] = []
         self.rows: list[str] = []
+        self.late_rows: list[str] = []  # the one-off checks' lines, printed after the page table
         self.timings: list[tuple[float, str]] = []
 
     def fail(self, message: str):
@@ -212,18 +240,21 @@ def _check_on_paper(report, page, rel):
     """Print media at paper width: no code cut off, no copy buttons. Returns the measure."""
     page.media("print")
     page.viewport(PAPER, 1000)
-    printed = page.evaluate(MEASURE)
+    printed = page.evaluate(measure(skip=ONLY_LAYOUT))
     report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
     report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
-    page.media("")
     return printed
+
+
+def _page_problems(report, page, rel):
+    """Console errors, exceptions and failed requests since the page was opened."""
+    for problem in page.problems:
+        report.fail(f"{rel}: {problem}")
 
 
 def check_print_page(report, page, html_dir, rel):
     """print.html: loads cleanly, every chapter in it, no copy buttons, code not cut off."""
-    page.viewport(WIDE)
-    page.media("", dark=False)
-    page.goto((html_dir / rel).as_uri())
+    page.open((html_dir / rel).as_uri(), WIDE)
     page.wait_for("document.readyState === 'complete'")
     static = scan((html_dir / rel).read_text(encoding="utf-8"))
     report.expect(any("_static/mathjax/MathJax.js" in s and not REMOTE.match(s) for s in static.scripts_src),
@@ -232,27 +263,23 @@ def check_print_page(report, page, html_dir, rel):
     present = page.evaluate("[...document.querySelectorAll('[id^=\"document-\"]')].map(e => e.id.slice(9))")
     missing = [c for c in chapters if c not in present and c != "index"]  # the root is the page itself
     report.expect(not missing, f"{rel}: chapters missing from the print view: {missing}")
-    screen = page.evaluate(MEASURE)
+    screen = page.evaluate(measure(skip=ONLY_LAYOUT))
     report.expect(screen["copyButtons"] == 0, f"{rel}: {screen['copyButtons']} copy buttons on the print view")
     printed = _check_on_paper(report, page, rel)
-    for problem in page.problems:
-        report.fail(f"{rel}: {problem}")
+    _page_problems(report, page, rel)
     report.rows.append(f"{rel}: {len(present)} documents, {printed['listings']}+{printed['outputs']} listings+outputs, "
                        f"print: {len(printed['allPreOverflow'])} cut off, {printed['copyButtons']} copy buttons")
 
 
-def check_book_page(report, page, html_dir, rel) -> dict:
-    """One load at 1280 px (light), then the same page in OS dark, at 390 px, and as print."""
-    page.viewport(WIDE)
-    page.media("", dark=False)
-    page.goto((html_dir / rel).as_uri())
+def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, source_view=False) -> dict:
+    """One load at 1280 px (light), then the same page in OS dark, at 390 px, and as print;
+    then, on the pages chosen for them, the one-off checks that start from this page at
+    1280 px: the theme toggle, the tall diagram, a listing's source view."""
+    page.open((html_dir / rel).as_uri(), WIDE)
     if not page.wait_for(MATH_DONE, timeout=60):
         report.fail(f"{rel}: MathJax did not finish within 60 s")
     page.wait_for("document.readyState === 'complete'")
-    errors = list(page.problems)
-    for problem in errors:
-        report.fail(f"{rel}: {problem}")
-    wide = page.evaluate(measure(contrast=True, text=True))
+    wide = page.evaluate(measure(contrast=True, text=True, skip=("captions",)))
     source = (html_dir / rel).read_text(encoding="utf-8")
     static = scan(source)
     # Math: every formula Sphinx emitted was typeset by the local MathJax.
@@ -289,7 +316,7 @@ def check_book_page(report, page, html_dir, rel) -> dict:
             report.expect(wide["apiLinks"] > 0, f"{rel}: listings of src/llmfs show no identifier linked to the API")
 
     page.media("", dark=True)
-    dark = page.evaluate(measure(contrast=True))
+    dark = page.evaluate(measure(contrast=True, skip=ONLY_LAYOUT))
     bg, ink = dark["theme"]["bg"], dark["theme"]["ink"]
     report.expect(bg is not None and sum(bg[:3]) < 3 * 60,
                   f"{rel} [OS dark]: the page background stays light ({bg}): the dark preference is ignored")
@@ -320,14 +347,25 @@ def check_book_page(report, page, html_dir, rel) -> dict:
         f"contrast light code {c(wide, 'code')} out {c(wide, 'output')} diagram {c(wide, 'diagram')} "
         f"copy {c(wide, 'copy')} / dark code {c(dark, 'code')} out {c(dark, 'output')} diagram {c(dark, 'diagram')} "
         f"copy {c(dark, 'copy')} prose {c(wide, 'prose')}/{c(dark, 'prose')} caption {c(wide, 'caption')}/{c(dark, 'caption')}")
+
+    if toggle or tall or source_view:
+        # Back to the state the page was loaded in (a relayout, cheaper than loading it again:
+        # nothing in the page depends on the sizes it was shown at in between).
+        page.media("", dark=False)
+        page.viewport(WIDE)
+        if toggle:
+            check_toggle(report, page, rel)
+        if tall:
+            check_tall_diagram(report, page, rel, wide["diagrams"])
+    _page_problems(report, page, rel)  # everything above, from the load on
+    if source_view:
+        check_source_view(report, page, html_dir, rel)
     return wide
 
 
-def check_toggle(report, page, html_dir, rel):
-    """The theme toggle is visible and cycles to a dark and a light page."""
-    page.viewport(WIDE)
-    page.media("", dark=False)
-    page.goto((html_dir / rel).as_uri())
+def check_toggle(report, page, rel):
+    """On the loaded page at 1280 px: the theme toggle is visible and cycles to a dark and a
+    light page."""
     page.evaluate("localStorage.removeItem('theme'), 0")
     seen = []
     for _ in range(3):
@@ -348,41 +386,35 @@ def check_toggle(report, page, html_dir, rel):
     report.expect(all(bg == "rgb(255, 255, 255)" for bg in light_bg) and light_bg,
                   f"{rel}: the toggle's light theme is not white: {seen}")
     page.evaluate("localStorage.removeItem('theme'), 0")
-    report.rows.append(f"theme toggle on {rel}: {' -> '.join(t for t, _ in seen)}")
+    report.late_rows.append(f"theme toggle on {rel}: {' -> '.join(t for t, _ in seen)}")
 
 
-def check_tall_diagram(report, page, html_dir, rel):
-    page.viewport(WIDE)
-    page.goto((html_dir / rel).as_uri())
-    page.wait_for(MATH_DONE, timeout=60)
-    before = page.evaluate(MEASURE)["diagrams"]
+def check_tall_diagram(report, page, rel, before):
+    """On the loaded page at 1280 px, before: its diagrams as measured once MathJax was done."""
     tall = [d for d in before if d["full"] > 1500]
     report.expect(bool(tall), f"{rel}: expected a diagram taller than 1500 px to test ({before})")
     for d in tall:
         report.expect(d["height"] <= 600 and d["button"],
                       f"{rel}: a {d['full']} px diagram is not compact on the page ({d})")
     page.evaluate("document.querySelector('button.llmfs-expand').click(), 0")
-    after = page.evaluate(MEASURE)["diagrams"]
+    after = page.evaluate(measure(skip=ONLY_LAYOUT))["diagrams"]
     opened = [d for d in after if d["full"] > 1500]
     report.expect(all(d["height"] >= d["full"] - 2 for d in opened),
                   f"{rel}: 'Show the whole diagram' did not show it whole ({opened})")
-    report.rows.append(f"tall diagram on {rel}: {[(d['full'], d['height']) for d in tall]} px (whole, compact); "
-                       f"opened: {[d['height'] for d in opened]} px")
+    report.late_rows.append(f"tall diagram on {rel}: {[(d['full'], d['height']) for d in tall]} px (whole, compact); "
+                            f"opened: {[d['height'] for d in opened]} px")
 
 
 def check_source_view(report, page, html_dir, rel):
-    """A listing's source link: highlighted, the whole span marked, a link back to the chapter."""
-    page.viewport(WIDE)
-    page.goto((html_dir / rel).as_uri())
-    href = page.evaluate("(() => { const links = [...document.querySelectorAll('.llmfs-region a.llmfs-source-link')];"
-                         " const a = links.find(a => a.href.includes('/_code/src/llmfs/')) || links[0];"
-                         " return a ? a.href : null; })()")
+    """From the loaded page: a listing's source link opens a highlighted view, the whole span
+    marked, with a link back to the chapter."""
+    href = page.evaluate(SOURCE_LINK)
     if not href:
         report.fail(f"{rel}: no listing source link")
         return
     m = re.search(r"#L(\d+)-L(\d+)$", href)
     report.expect(bool(m), f"{rel}: the source link {href} does not name a span #La-Lb")
-    page.goto(href)
+    page.open(href, WIDE)
     for problem in page.problems:
         report.fail(f"{href}: {problem}")
     data = page.evaluate("(() => ({marked: [...document.querySelectorAll('tr.llmfs-marked')].map(r => r.id),"
@@ -396,10 +428,9 @@ def check_source_view(report, page, html_dir, rel):
         report.expect(data["marked"] == want, f"{href}: marked {len(data['marked'])} rows, want lines {first}-{last}")
         report.expect(data["top"] is not None and abs(data["top"]) < 5, f"{href}: line {first} is not scrolled into view")
     report.expect(data["tokens"] > 20, f"{href}: the source view is not highlighted ({data['tokens']} tokens)")
-    light = page.evaluate(measure(contrast=True))
+    light = page.evaluate(measure(contrast=True, skip=ONLY_LAYOUT))
     page.media("", dark=True)
-    dark = page.evaluate(measure(contrast=True))
-    page.media("")
+    dark = page.evaluate(measure(contrast=True, skip=ONLY_LAYOUT))
     short = href.split("/_code/")[1]
     _contrast_failures(report, short, "light", light)
     _contrast_failures(report, short, "OS dark", dark)
@@ -408,34 +439,139 @@ def check_source_view(report, page, html_dir, rel):
     chapter = (html_dir / rel).as_uri()
     report.expect(any(b.startswith(chapter + "#") for b in data["back"]),
                   f"{href}: no link back to {rel} (links: {data['back'][:3]})")
-    report.rows.append(f"source view {short}: {len(data['marked'])} rows marked, {data['tokens']} highlighted "
-                       f"tokens, {data['api']} API links, {len(data['back'])} back links; contrast code "
-                       f"{light['contrast'].get('code', {}).get('min')} light / {dark['contrast'].get('code', {}).get('min')} dark")
+    report.late_rows.append(f"source view {short}: {len(data['marked'])} rows marked, {data['tokens']} highlighted "
+                            f"tokens, {data['api']} API links, {len(data['back'])} back links; contrast code "
+                            f"{light['contrast'].get('code', {}).get('min')} light / {dark['contrast'].get('code', {}).get('min')} dark")
 
 
-def check_search(report, page, html_dir):
-    """Offline search: results with excerpts, chapters ranked above API parameters."""
-    page.viewport(WIDE)
-    for term in ("softmax", "RoPE", "multi-head"):
-        page.goto((html_dir / "search.html").as_uri() + f"?q={term}")
-        done = page.wait_for("document.querySelector('#search-results > p')?.textContent.includes('found')", timeout=30)
-        report.expect(done, f"search '{term}': never finished")
-        data = page.evaluate("(() => { const items = [...document.querySelectorAll('#search-results ul.search > li')];"
-                             " return {n: items.length, first: items.slice(0, 5).map(li => li.querySelector('a').getAttribute('href')),"
-                             " excerpts: document.querySelectorAll('#search-results p.context').length}; })()")
-        page.wait_for("document.querySelectorAll('#search-results p.context').length > 0", timeout=5)
-        excerpts = page.evaluate("document.querySelectorAll('#search-results p.context').length")
-        for problem in page.problems:
-            report.fail(f"search.html?q={term}: {problem}")
-        report.expect(data["n"] > 0, f"search '{term}': no results")
-        report.expect(excerpts > 0, f"search '{term}': results without text excerpts")
-        first = data["first"][0] if data["first"] else ""
-        report.expect(bool(first) and not first.startswith("reference/api"),
-                      f"search '{term}': an API entry ranks first ({data['first']}), not a chapter")
-        report.rows.append(f"search '{term}': {data['n']} results, {excerpts} excerpts, top: {data['first'][:3]}")
+def check_code_page(report, page, html_dir, rel):
+    """A source view under _code/: it loads with no console error and no failed request."""
+    page.open((html_dir / rel).as_uri(), WIDE)
+    _page_problems(report, page, rel)
 
 
-def browser_problems(html_dir: Path) -> tuple[list[str], list[str]]:
+SEARCH_TERMS = ("softmax", "RoPE", "multi-head")
+
+
+def check_search(report, page, html_dir, term):
+    """Offline search for one term: results with excerpts, a chapter ranked above API entries."""
+    page.open((html_dir / "search.html").as_uri() + f"?q={term}", WIDE)
+    done = page.wait_for("document.querySelector('#search-results > p')?.textContent.includes('found')", timeout=30)
+    report.expect(done, f"search '{term}': never finished")
+    data = page.evaluate("(() => { const items = [...document.querySelectorAll('#search-results ul.search > li')];"
+                         " return {n: items.length, first: items.slice(0, 5).map(li => li.querySelector('a').getAttribute('href')),"
+                         " excerpts: document.querySelectorAll('#search-results p.context').length}; })()")
+    page.wait_for("document.querySelectorAll('#search-results p.context').length > 0", timeout=5)
+    excerpts = page.evaluate("document.querySelectorAll('#search-results p.context').length")
+    for problem in page.problems:
+        report.fail(f"search.html?q={term}: {problem}")
+    report.expect(data["n"] > 0, f"search '{term}': no results")
+    report.expect(excerpts > 0, f"search '{term}': results without text excerpts")
+    first = data["first"][0] if data["first"] else ""
+    report.expect(bool(first) and not first.startswith("reference/api"),
+                  f"search '{term}': an API entry ranks first ({data['first']}), not a chapter")
+    report.late_rows.append(f"search '{term}': {data['n']} results, {excerpts} excerpts, top: {data['first'][:3]}")
+
+
+class Job:
+    """One page's checks, run in whichever tab is free; its Report is merged by `order`.
+    fresh: the job leaves state in the browser's storage (the search page stores its terms
+    for the next page to highlight, the theme toggle its choice), so it runs in a tab and
+    browser context of its own, discarded after it."""
+
+    def __init__(self, order: int, name: str, cost: float, run, fresh: bool = False):
+        self.order, self.name, self.cost, self.run, self.fresh = order, name, cost, run, fresh
+        self.report = Report()
+        self.done = False
+
+
+def jobs_for(html_dir: Path) -> list[Job]:
+    """Every check as a job: each book page (with the one-off checks on their pages), each
+    source view, each search. cost: the bytes of HTML, so that the longest start first."""
+    pages = [str(p.relative_to(html_dir)) for p in book_pages(html_dir)]
+    codes = sorted(str(p.relative_to(html_dir)) for p in (html_dir / "_code").rglob("*.html"))
+    chapters = [r for r in pages if chapter_like(r) and r != "index.html" and not r.startswith("reference/")]
+    toggle_on = chapters[-1] if chapters else None
+    tall_on = next((r for r in chapters if r.startswith("30-")), None)
+    source_from = tall_on or toggle_on
+    jobs = []
+    for rel in pages:
+        size = (html_dir / rel).stat().st_size
+        if rel == "print.html":
+            run = lambda report, page, rel=rel: check_print_page(report, page, html_dir, rel)
+            size *= 4  # laid out at two widths with MathJax running: by far the longest
+        else:
+            run = lambda report, page, rel=rel: check_book_page(
+                report, page, html_dir, rel, toggle=rel == toggle_on, tall=rel == tall_on,
+                source_view=rel == source_from)
+        jobs.append(Job(len(jobs), rel, size, run, fresh=rel == toggle_on))
+    for rel in codes:  # every source view: no console error, no failed request
+        run = lambda report, page, rel=rel: check_code_page(report, page, html_dir, rel)
+        jobs.append(Job(len(jobs), rel, (html_dir / rel).stat().st_size, run))
+    for term in SEARCH_TERMS:
+        run = lambda report, page, term=term: check_search(report, page, html_dir, term)
+        jobs.append(Job(len(jobs), f"search.html?q={term}", 1e6, run, fresh=True))
+    return jobs
+
+
+def run_jobs(browser, jobs: list[Job], tabs: int) -> None:
+    """Each tab (its own browser context: the toggle's localStorage is not shared) takes the
+    costliest job left. A job that fails in the DevTools layer is reported and its tab
+    replaced; a job no tab could run is reported too."""
+    from cdp import CdpError
+    waiting = sorted(jobs, key=lambda j: -j.cost)
+    lock = threading.Lock()
+
+    def close(tab):
+        try:
+            tab.close()
+        except CdpError:
+            pass
+
+    def work():
+        page = None
+        while True:
+            with lock:
+                if not waiting:
+                    break
+                job = waiting.pop(0)
+            started = time.monotonic()
+            tab = None
+            try:
+                if job.fresh:
+                    tab = browser.new_page(isolated=True)
+                else:
+                    page = page or browser.new_page(isolated=True)
+                job.run(job.report, tab or page)
+            except CdpError as error:
+                job.report.fail(f"DevTools ({job.name}): {error}")
+                if page and not tab:
+                    close(page)
+                    page = None
+            except Exception as error:  # a bug in a check must fail the check, not end a tab
+                job.report.fail(f"{job.name}: the check raised {type(error).__name__}: {error}")
+            if tab:
+                close(tab)
+            job.report.timings.append((time.monotonic() - started, job.name))
+            job.done = True
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, tabs))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for job in jobs:
+        if not job.done:
+            job.report.fail(f"{job.name}: not checked (no tab left to run it)")
+
+
+def default_tabs() -> int:
+    """One tab per core (two on CI): the renderers of two tabs run side by side."""
+    return max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
+def browser_problems(html_dir: Path, tabs: int | None = None, only: list[str] | None = None) -> tuple[list[str], list[str]]:
+    """The browser check; only: these jobs (page paths, `search.html?q=TERM`), not all."""
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if not chromium:
         return ["chromium is not installed: install the 'chromium' package (tools/deps.txt); "
@@ -449,62 +585,124 @@ def browser_problems(html_dir: Path) -> tuple[list[str], list[str]]:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from cdp import Browser, CdpError
 
-    report = Report()
-    pages = [str(p.relative_to(html_dir)) for p in book_pages(html_dir)]
-    codes = sorted(str(p.relative_to(html_dir)) for p in (html_dir / "_code").rglob("*.html"))
-    with Browser(chromium) as browser:
-        page = browser.new_page()
-        try:
-            for rel in pages:
-                started = time.monotonic()
-                if rel == "print.html":
-                    check_print_page(report, page, html_dir, rel)
-                else:
-                    check_book_page(report, page, html_dir, rel)
-                report.timings.append((time.monotonic() - started, rel))
-            page.viewport(WIDE)
-            page.media("", dark=False)
-            for rel in codes:  # every source view: no console error, no failed request
-                page.goto((html_dir / rel).as_uri())
-                for problem in page.problems:
-                    report.fail(f"{rel}: {problem}")
-            chapters = [r for r in pages if chapter_like(r) and r != "index.html" and not r.startswith("reference/")]
-            if chapters:
-                check_toggle(report, page, html_dir, chapters[-1])
-                tall = next((r for r in chapters if r.startswith("30-")), None)
-                check_source_view(report, page, html_dir, tall or chapters[-1])
-                if tall:
-                    check_tall_diagram(report, page, html_dir, tall)
-            check_search(report, page, html_dir)
-        except CdpError as error:
-            report.fail(f"DevTools: {error}")
-    report.rows.insert(0, f"{len(pages)} book pages and {len(codes)} source views opened offline (unshare -n)")
-    slow = sorted(report.timings, reverse=True)[:4]
-    report.rows.append("slowest pages: " + ", ".join(f"{rel} {t:.1f} s" for t, rel in slow))
-    return report.problems, report.rows
+    jobs = jobs_for(html_dir)
+    if only is not None:
+        unknown = set(only) - {j.name for j in jobs}
+        if unknown:
+            return [f"--pages: no such page or job: {sorted(unknown)}"], []
+        jobs = [j for j in jobs if j.name in only]
+    tabs = tabs or default_tabs()
+    started = time.monotonic()
+    try:
+        with Browser(chromium) as browser:
+            run_jobs(browser, jobs, tabs)
+    except CdpError as error:
+        return [f"DevTools: {error}"], []
+    wall = time.monotonic() - started
+    problems = [p for job in jobs for p in job.report.problems]
+    pages = [j for j in jobs if not j.name.startswith(("_code/", "search.html?"))]
+    codes = [j for j in jobs if j.name.startswith("_code/")]
+    rows = [f"{len(pages)} book pages and {len(codes)} source views opened offline (unshare -n), "
+            f"{tabs} tab(s) side by side, {wall:.1f} s"]
+    rows += [r for job in pages for r in job.report.rows]
+    rows += [r for job in jobs for r in job.report.late_rows]
+    slow = sorted((t for job in pages for t in job.report.timings), reverse=True)[:4]
+    rows.append("slowest pages: " + ", ".join(f"{rel} {t:.1f} s" for t, rel in slow))
+    return problems, rows
+
+
+SELF_TEST_MARK = "llmfs-self-test"
+
+
+def self_test(html_dir: Path, tabs: int | None) -> int:
+    """Break four chapters of a copy of the book, one way each, and check that the browser
+    check names each page and each fault, and passes an unbroken page beside them."""
+    remote = f"https://example.invalid/{SELF_TEST_MARK}.png"
+    # A listing that no longer wraps (its long lines wrap at 1280 px by design): its first
+    # line made 240 characters long and its <pre> kept from wrapping.
+    listing = '<div class="highlight"><pre><span></span><span class="llmfs-line">'
+    unwrapped = ('<div class="highlight"><pre style="white-space: pre; overflow-wrap: normal"><span></span>'
+                 '<span class="llmfs-line">' + "x" * 240)
+    caption = '<div class="code-block-caption"><span class="caption-text">'
+    # The four smallest chapters (the quickest to check), each one with what its fault needs.
+    chapters = sorted(html_dir.glob("[0-9][0-9]-*.html"), key=lambda p: p.stat().st_size)
+    chosen: list[str] = []
+    for needs in ("</body>", "</body>", listing, caption):
+        page = next((p.name for p in chapters if p.name not in chosen and needs in p.read_text(encoding="utf-8")), None)
+        if page is None:
+            print(f"self-test: no chapter left in {html_dir} with {needs!r} to break", file=sys.stderr)
+            return 1
+        chosen.append(page)
+    a, b, c, d = chosen
+    faults = {  # page: (what is done to it, (old, new) on its HTML, the messages that must name it)
+        a: ("a console error", ("</body>", f"<script>console.error('{SELF_TEST_MARK}: deliberate')</script></body>"),
+            [f"{a}: console.error: {SELF_TEST_MARK}: deliberate"]),
+        b: ("an image from a remote URL", ("</body>", f'<img src="{remote}" alt=""></body>'),
+            [f"{b}: failed request: ", remote]),
+        c: ("a listing too wide for 1280 px", (listing, unwrapped), [f"{c} [1280 px]: listings scroll sideways"]),
+        d: ("a pale caption (#bbb on white)", (caption, caption[:-1] + ' style="color: #bbb">'),
+            [f"{d} [light]: caption text contrast"]),
+    }
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="llmfs-browser-self-test-") as tmp:
+        copy = Path(tmp) / "html"
+        shutil.copytree(html_dir, copy)
+        for page, (what, (old, new), _) in faults.items():
+            text = (copy / page).read_text(encoding="utf-8")
+            if old not in text:
+                failures.append(f"{page}: cannot add {what}: no {old!r} in it")
+            (copy / page).write_text(text.replace(old, new, 1), encoding="utf-8")
+        problems, _ = browser_problems(copy, tabs, only=[*faults, "index.html"])
+        static = offline_problems(copy)
+    for page, (what, _, wanted) in faults.items():
+        found = [p for p in problems if p.startswith(page)]
+        missing = [w for w in wanted if not any(w in p for p in found)]
+        print(f"self-test: {page} with {what}: " + ("; ".join(found) if found else "no problem found"))
+        if missing:
+            failures.append(f"{page} with {what}: the browser check did not report {missing}")
+    clean = [p for p in problems if not p.startswith(tuple(faults))]
+    print(f"self-test: index.html unbroken: {len(clean)} problem(s)")
+    failures += [f"unbroken page failed: {p}" for p in clean]
+    static_hit = [p for p in static if p.startswith(b) and remote in p]
+    print(f"self-test: static scan of {b}: " + ("; ".join(static_hit) or "nothing"))
+    if not static_hit:
+        failures.append(f"the static scan did not report {remote} in {b}")
+    for failure in failures:
+        print(f"FAIL  {failure}")
+    print(f"browser check self-test: {len(failures)} problem(s)")
+    return 1 if failures else 0
 
 
 def main(argv: list[str]) -> int:
-    offline_only = "--offline" in argv
-    args = [a for a in argv[1:] if a != "--offline"]
-    if len(args) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    html_dir = Path(args[0]).resolve()
+    parser = argparse.ArgumentParser(usage=__doc__)
+    parser.add_argument("html_dir", type=Path)
+    only = parser.add_mutually_exclusive_group()
+    only.add_argument("--offline", action="store_true", help="only the static scans")
+    only.add_argument("--browser", action="store_true", help="only the browser check")
+    only.add_argument("--self-test", action="store_true",
+                      help="break four chapters of a copy of HTML_DIR; the check must name each")
+    parser.add_argument("--tabs", type=int, default=None, help="pages checked side by side (default: one per core, at most 2)")
+    parser.add_argument("--pages", help="only these pages (comma-separated paths inside HTML_DIR, or search.html?q=TERM)")
+    args = parser.parse_args(argv[1:])
+    html_dir = args.html_dir.resolve()
     if not (html_dir / "index.html").is_file():
         print(f"{html_dir}/index.html does not exist: build the book first", file=sys.stderr)
         return 1
-    problems = offline_problems(html_dir)
-    broken, links = link_problems(html_dir)
-    problems += broken
-    print(f"links: {links} internal links checked, {len(broken)} broken")
-    if not offline_only:
-        more, notes = browser_problems(html_dir)
+    if args.self_test:
+        return self_test(html_dir, args.tabs)
+    problems = []
+    if not args.browser:
+        problems += offline_problems(html_dir)
+        broken, links = link_problems(html_dir)
+        problems += broken
+        print(f"links: {links} internal links checked, {len(broken)} broken")
+    if not args.offline:
+        more, notes = browser_problems(html_dir, args.tabs, args.pages.split(",") if args.pages else None)
         problems += more
         print("\n".join(notes))
     for problem in problems:
         print(f"FAIL  {problem}")
-    what = "offline scan" if offline_only else "browser check"
+    what = "offline scan" if args.offline else "browser check"
     print(f"{what}: {len(problems)} problem(s) in {html_dir}")
     return 1 if problems else 0
 

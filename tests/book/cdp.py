@@ -5,10 +5,14 @@ JSON object followed by a NUL byte. No websocket module is needed, and the brows
 inside `unshare -n` (no network at all): the pipe is not a socket.
 
     with Browser(chromium) as browser:
-        page = browser.new_page()
+        page = browser.new_page()       # isolated=True: its own browser context (storage)
         page.goto(url)                  # waits for the load event
         page.evaluate("1 + 1")          # -> 2
+        page.wait_for("expression")     # polled inside the page, one round trip
         page.problems                   # console errors, exceptions, failed requests
+
+One Browser may drive several pages from several threads: send() is thread-safe, and each
+page sees only its own session's events.
 """
 
 from __future__ import annotations
@@ -20,12 +24,15 @@ import queue
 import subprocess
 import tempfile
 import threading
-import time
 
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--no-first-run", "--no-default-browser-check",
          "--disable-extensions", "--mute-audio", "--hide-scrollbars", "--remote-debugging-pipe",
-         "--allow-file-access-from-files=false"]
+         "--allow-file-access-from-files=false",
+         # Pages checked side by side in several targets: none of them is a background tab
+         # whose timers (MathJax's chunks, the checks' polling) are throttled.
+         "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+         "--disable-backgrounding-occluded-windows"]
 
 
 class CdpError(RuntimeError):
@@ -58,6 +65,7 @@ class Browser:
         self._replies: dict[int, queue.Queue] = {}
         self._lock = threading.Lock()
         self._listeners: list = []
+        self._closed = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         self._stderr: list[str] = []
@@ -72,6 +80,7 @@ class Browser:
             except OSError:
                 chunk = b""
             if not chunk:
+                self._closed = True
                 for q in list(self._replies.values()):
                     q.put({"error": {"message": "browser closed the pipe"}})
                 return
@@ -96,7 +105,14 @@ class Browser:
             message = {"id": number, "method": method, "params": params or {}}
             if session:
                 message["sessionId"] = session
-            os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+            if self._closed:
+                self._replies.pop(number, None)
+                raise CdpError(f"{method}: the browser closed the pipe {''.join(self._stderr[-5:])}")
+            try:
+                os.write(self._to_browser, json.dumps(message).encode() + b"\0")
+            except OSError as error:
+                self._replies.pop(number, None)
+                raise CdpError(f"{method}: cannot write to the browser: {error}")
         try:
             reply = q.get(timeout=timeout)
         except queue.Empty:
@@ -107,10 +123,14 @@ class Browser:
             raise CdpError(f"{method}: {reply['error'].get('message')} {''.join(self._stderr[-5:])}")
         return reply.get("result", {})
 
-    def new_page(self) -> "Page":
-        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+    def new_page(self, isolated: bool = False) -> "Page":
+        """A new tab; isolated: in its own browser context (its own localStorage and cache)."""
+        params = {"url": "about:blank"}
+        if isolated:
+            params["browserContextId"] = self.send("Target.createBrowserContext")["browserContextId"]
+        target = self.send("Target.createTarget", params)["targetId"]
         session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        return Page(self, session)
+        return Page(self, session, target, params.get("browserContextId"))
 
     def close(self):
         try:
@@ -131,9 +151,13 @@ class Browser:
 
 
 class Page:
-    def __init__(self, browser: Browser, session: str):
+    def __init__(self, browser: Browser, session: str, target: str = "", context: str | None = None):
         self.browser = browser
         self.session = session
+        self.target = target
+        self.context = context  # its own browser context, disposed of by close()
+        self.blank = True  # about:blank is loaded (so emulation changes lay out nothing)
+        self._emulation: dict[str, tuple] = {}  # the last viewport and media sent
         self.problems: list[str] = []  # console errors, exceptions, failed requests since the last goto
         self.requests = 0
         self._urls: dict[str, str] = {}
@@ -177,6 +201,7 @@ class Page:
         self.problems = []
         self.requests = 0
         self._loaded.clear()
+        self.blank = url == "about:blank"
         result = self.send("Page.navigate", {"url": url})
         if result.get("errorText"):
             self.problems.append(f"navigation failed: {result['errorText']} {url}")
@@ -192,18 +217,48 @@ class Page:
             raise CdpError(f"evaluate failed: {details.get('exception', {}).get('description') or details}")
         return result["result"].get("value")
 
-    def wait_for(self, expression: str, timeout: float = 20, interval: float = 0.05) -> bool:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
-            if self.evaluate(expression):
-                return True
-            time.sleep(interval)
-        return False
+    def wait_for(self, expression: str, timeout: float = 20, interval: float = 0.02) -> bool:
+        """True once the expression is truthy, False after timeout s: polled inside the page
+        (a timer every interval s), so waiting costs one round trip, not one per poll. An
+        expression that throws fails the evaluate (CdpError), as it would polled from here."""
+        script = (f"new Promise((resolve, reject) => {{ const end = performance.now() + {timeout * 1000};"
+                  f" const poll = () => {{ let done; try {{ done = ({expression}); }} catch (e) {{ reject(e); return; }}"
+                  f" if (done) resolve(true); else if (performance.now() >= end) resolve(false);"
+                  f" else setTimeout(poll, {interval * 1000}); }}; poll(); }})")
+        return bool(self.evaluate(script, timeout=timeout + 30))
 
     def viewport(self, width: int, height: int = 900, mobile: bool = False):
-        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
-                                                         "deviceScaleFactor": 1, "mobile": mobile})
+        """The window size; a change lays the loaded page out again (sent only on a change)."""
+        wanted = (width, height, mobile)
+        if self._emulation.get("viewport") != wanted:
+            self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height,
+                                                             "deviceScaleFactor": 1, "mobile": mobile})
+            self._emulation["viewport"] = wanted
 
     def media(self, media: str = "", dark: bool | None = None):
-        features = [] if dark is None else [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]
-        self.send("Emulation.setEmulatedMedia", {"media": media, "features": features})
+        """Print or screen, and the OS colour preference (None: not emulated)."""
+        if self._emulation.get("media") != (media, dark):
+            features = [] if dark is None else [{"name": "prefers-color-scheme", "value": "dark" if dark else "light"}]
+            self.send("Emulation.setEmulatedMedia", {"media": media, "features": features})
+            self._emulation["media"] = (media, dark)
+
+    def open(self, url: str, width: int, height: int = 900, mobile: bool = False, media: str = "",
+             dark: bool | None = False, timeout: float = 30):
+        """goto(url) with the page laid out at this size and media from the start: if either
+        differs from the current one, about:blank is loaded first, so that the change does not
+        lay out (and restyle) the previous page for nothing."""
+        if (self._emulation.get("viewport") != (width, height, mobile) or self._emulation.get("media") != (media, dark)) \
+                and not self.blank:
+            self.goto("about:blank")
+        self.viewport(width, height, mobile)
+        self.media(media, dark)
+        self.goto(url, timeout=timeout)
+
+    def close(self):
+        """Close the tab (and its browser context, with everything stored in it)."""
+        if self._on_event in self.browser._listeners:
+            self.browser._listeners.remove(self._on_event)
+        if self.target:
+            self.browser.send("Target.closeTarget", {"targetId": self.target}, timeout=10)
+        if self.context:
+            self.browser.send("Target.disposeBrowserContext", {"browserContextId": self.context}, timeout=10)

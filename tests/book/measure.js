@@ -1,6 +1,11 @@
 // Measurements of one rendered page, run in the page by browser_check.py (DevTools
 // Runtime.evaluate). Returns plain JSON; browser_check.py decides what fails.
+// options: contrast (the WCAG walk, and light boxes on a dark page), text (the article's
+// text), skip (sections not measured, their keys left out of the result so that a caller
+// reading one fails loudly): "covered" (copy button over text), "lines" (wrapped output
+// rows, continuation marks, copied text), "captions" (caption size and overflow).
 ((options) => {
+  const skip = new Set(options.skip || []);
   // Measure the settled page: no colour transitions half-way (the copy button fades 300 ms).
   if (!document.getElementById("llmfs-measure-style")) {
     const style = document.createElement("style");
@@ -42,33 +47,44 @@
     return (Math.max(la, lb) + 0.05) / (Math.min(la, lb) + 0.05);
   };
   // The colours behind an element: its own and its ancestors' backgrounds composited,
-  // with every colour stop of a gradient (hatching) as a separate candidate.
-  const backgrounds = (el) => {
-    const layers = [];
-    for (let e = el; e; e = e.parentElement) {
-      const cs = getComputedStyle(e);
-      const stops = (cs.backgroundImage.match(/rgba?\([^)]+\)/g) || []).map(parse);
-      const colour = parse(cs.backgroundColor);
-      layers.push({ colour, stops });
-      if (colour && colour[3] >= 0.999) break;
-    }
-    let bases = [[255, 255, 255, 1]];
+  // with every colour stop of a gradient (hatching) as a separate candidate. The layers
+  // stop at the first opaque background (or the root); below them is the body over the
+  // root. Memoised per element: an element's bases are its own layer over its parent's
+  // bases (or over the start, if it is opaque or the root), the same compositions in the
+  // same order as walking up from each text element, once per element instead of once per
+  // descendant.
+  const start = (() => {
     const root = parse(getComputedStyle(document.documentElement).backgroundColor);
     const body = parse(getComputedStyle(document.body).backgroundColor);
-    if (body && body[3] > 0) bases = [over(body, root && root[3] > 0 ? root : [255, 255, 255, 1])];
-    for (let i = layers.length - 1; i >= 0; i--) {
-      const { colour, stops } = layers[i];
-      let next = bases;
-      if (colour && colour[3] > 0) next = next.map((b) => over(colour, b));
-      if (stops.length) next = next.flatMap((b) => stops.map((s) => over(s, b)));
-      bases = next;
-    }
+    if (body && body[3] > 0) return [over(body, root && root[3] > 0 ? root : [255, 255, 255, 1])];
+    return [[255, 255, 255, 1]];
+  })();
+  const memo = new Map();
+  const backgrounds = (el) => {
+    let bases = memo.get(el);
+    if (bases) return bases;
+    const cs = getComputedStyle(el);
+    const stops = (cs.backgroundImage.match(/rgba?\([^)]+\)/g) || []).map(parse);
+    const colour = parse(cs.backgroundColor);
+    bases = (colour && colour[3] >= 0.999) || !el.parentElement ? start : backgrounds(el.parentElement);
+    if (colour && colour[3] > 0) bases = bases.map((b) => over(colour, b));
+    if (stops.length) bases = bases.flatMap((b) => stops.map((s) => over(s, b)));
+    memo.set(el, bases);
     return bases;
   };
+  // The worst ratio of a text colour over the candidate backgrounds; most text shares its
+  // colour and its bases with its neighbours, so each pair is computed once.
+  const ratios = new Map();  // bases -> text colour -> ratio
   const contrastOf = (el) => {
-    const fg = parse(getComputedStyle(el).color);
+    const colour = getComputedStyle(el).color;
     const bgs = backgrounds(el);
-    return Math.min(...bgs.map((bg) => ratio(over(fg, bg), bg)));
+    let known = ratios.get(bgs);
+    if (!known) ratios.set(bgs, (known = new Map()));
+    if (!known.has(colour)) {
+      const fg = parse(colour);
+      known.set(colour, Math.min(...bgs.map((bg) => ratio(over(fg, bg), bg))));
+    }
+    return known.get(colour);
   };
   // Every element with its own visible text, grouped; the worst ratio of each group.
   const groups = { code: [], output: [], diagram: [], caption: [], prose: [], copy: [] };
@@ -83,17 +99,20 @@
     const group = el.closest(".llmfs-output") ? "output" : el.closest(".highlight") ? "code"
       : el.closest(".llmfs-diagram-body, details.llmfs-diagram-text") ? "diagram"
       : el.closest(".code-block-caption, figcaption") ? "caption" : "prose";
-    groups[group].push({ ratio: contrastOf(el), where: `${el.tagName.toLowerCase()}.${el.className || ""} "${node.textContent.trim().slice(0, 30)}"` });
+    groups[group].push({ ratio: contrastOf(el), el, node });
   }
   document.querySelectorAll(".highlight button.copybtn").forEach((button) => {
-    if (visible(button)) groups.copy.push({ ratio: contrastOf(button), where: describe(button) });
+    if (visible(button)) groups.copy.push({ ratio: contrastOf(button), button });
   });
+  // Described only for the three worst of each group (the sort is stable: ties keep page order).
+  const where = (i) => i.button ? describe(i.button)
+    : `${i.el.tagName.toLowerCase()}.${i.el.className || ""} "${i.node.textContent.trim().slice(0, 30)}"`;
   const contrast = {};
   for (const [name, items] of Object.entries(groups)) {
     if (!items.length) continue;
     items.sort((a, b) => a.ratio - b.ratio);
     contrast[name] = { min: +items[0].ratio.toFixed(2), count: items.length,
-                       worst: items.slice(0, 3).map((i) => `${i.ratio.toFixed(2)} ${i.where}`) };
+                       worst: items.slice(0, 3).map((i) => `${i.ratio.toFixed(2)} ${where(i)}`) };
   }
 
   // ---- sideways scrolling
@@ -105,7 +124,7 @@
 
   // ---- the copy button never covers text (its box against every text line box in the block)
   const covered = [];
-  document.querySelectorAll(".highlight button.copybtn").forEach((button) => {
+  if (!skip.has("covered")) document.querySelectorAll(".highlight button.copybtn").forEach((button) => {
     const b = button.getBoundingClientRect();
     if (!b.width) return;
     const block = button.closest(".literal-block-wrapper") || button.closest(".highlight");
@@ -124,7 +143,7 @@
   });
 
   // ---- demo outputs: wrapped rows carry a continuation mark; copying gives the plain lines
-  const lines = [...document.querySelectorAll(".llmfs-out-line, .llmfs-line")].filter(visible);
+  const lines = skip.has("lines") ? [] : [...document.querySelectorAll(".llmfs-out-line, .llmfs-line")].filter(visible);
   let wrapped = 0, unmarked = 0;
   for (const line of lines) {
     const lh = px(getComputedStyle(line).lineHeight);
@@ -136,11 +155,11 @@
       if (!ok) unmarked++;
     }
   }
-  const copyText = [...document.querySelectorAll(".highlight pre")].map((p) => p.innerText);
+  const copyText = skip.has("lines") ? [] : [...document.querySelectorAll(".highlight pre")].map((p) => p.innerText);
   const badCopy = copyText.filter((t) => t.split("\n").filter(Boolean).some((l) => l.startsWith("↪"))).length;
 
   // ---- captions readable on a phone
-  const captions = [...document.querySelectorAll(".code-block-caption, figure.llmfs-diagram figcaption")].filter(visible);
+  const captions = skip.has("captions") ? [] : [...document.querySelectorAll(".code-block-caption, figure.llmfs-diagram figcaption")].filter(visible);
   const smallCaption = [];
   for (const c of captions) {
     for (const el of [c, ...c.querySelectorAll("*")]) {
@@ -177,7 +196,7 @@
       }
     });
   }
-  return {
+  const result = {
     width: doc.clientWidth, pageOverflow: doc.scrollWidth - doc.clientWidth,
     listings: listings.length, outputs: outputs.length,
     listingOverflow: listings.filter(overflowing).map(describe),
@@ -193,4 +212,8 @@
     mathErrors: document.querySelectorAll(".MathJax_Error, .merror, mjx-merror").length,
     text: options.text ? (article.innerText || "") : "",
   };
+  const skipped = { covered: ["covered"], lines: ["wrapped", "unmarked", "badCopy"],
+                    captions: ["smallCaption", "captionOverflow"] };
+  for (const name of skip) for (const key of skipped[name]) delete result[key];
+  return result;
 })(__OPTIONS__)
