@@ -140,17 +140,39 @@ def write_print_page(single: Path, target: Path) -> None:
 
 
 def render(work: Path, args) -> int:
-    """The Sphinx runs: the HTML book, then the print view if a page changed."""
+    """The Sphinx runs into a staging copy of the output: the book, then the print view if
+    a page changed. Only a build that passes replaces WORK/<builder>, so a failed build
+    never leaves a half-updated book behind (a page without its listing, say)."""
+    final = work / args.builder
+    staging = work / f"{args.builder}.next"
+    shutil.rmtree(staging, ignore_errors=True)
+    if final.exists():  # copy2 keeps the mtimes Sphinx's incremental build compares
+        shutil.copytree(final, staging, copy_function=shutil.copy2, symlinks=True)
+    code = render_into(work, staging, args)
+    if code != 0:
+        shutil.rmtree(staging, ignore_errors=True)
+        step(f"{final} is left as it was")
+        return code
+    old = work / f"{args.builder}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    staging.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+    return 0
+
+
+def render_into(work: Path, out: Path, args) -> int:
     step("chapters: Sphinx -W --keep-going (MyST, Breathe, local MathJax)")
     env = dict(os.environ, LLMFS_DOXYGEN_XML=str(work / "xml"))
     command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-j", "1", "-b", args.builder,
                "-c", str(ROOT / "docs"),
-               *(["-D", "exclude_patterns=" + ",".join(["README.md", "**/README.md", *args.exclude])] if args.exclude else []), "-d", str(work / "doctrees"), str(ROOT / "chapters"), str(work / args.builder)]
+               *(["-D", "exclude_patterns=" + ",".join(["README.md", "**/README.md", *args.exclude])] if args.exclude else []), "-d", str(work / "doctrees"), str(ROOT / "chapters"), str(out)]
     result = subprocess.run(command, env=env, cwd=ROOT)
     if result.returncode != 0:
         step(f"FAILED (Sphinx exit {result.returncode}); the messages above name file:line")
         return result.returncode
-    if args.builder == "html" and not args.no_print and print_outdated(work / "html"):
+    if args.builder == "html" and not args.no_print and print_outdated(out):
         step("print view: the whole book on one page (Sphinx singlehtml)")
         single = work / "singlehtml"
         # A copy of the HTML build's environment, already up to date (nothing is read again);
@@ -163,7 +185,7 @@ def render(work: Path, args) -> int:
         if result.returncode != 0:
             step(f"FAILED (Sphinx singlehtml exit {result.returncode})")
             return result.returncode
-        write_print_page(single / "index.html", work / "html" / "print.html")
+        write_print_page(single / "index.html", out / "print.html")
     return 0
 
 

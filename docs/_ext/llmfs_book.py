@@ -711,6 +711,12 @@ def _finished(app, exception):
             continue
         page.parent.mkdir(parents=True, exist_ok=True)
         page.write_text(content, encoding="utf-8")
+    # A file no chapter shows any more (or that is gone) loses its page, so an incremental
+    # build is left with what a clean one makes (its links pointed at removed listings).
+    wanted = {out / f"{relpath}.html" for relpath in shown}
+    for page in sorted(out.rglob("*.html")) if out.is_dir() else []:
+        if page not in wanted:
+            page.unlink()
 
 
 def _book_cpp_domain():

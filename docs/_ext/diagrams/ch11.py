@@ -66,8 +66,9 @@ def render(records):
                 mark = f"<strong>{step[off]}</strong>" if off in step else '<span class="llmfs-muted">·</span>'
                 tds.append(f'<td class="llmfs-num">{mark}</td>')
             body.append(f'<tr><th>b[{p},:]</th>{"".join(tds)}</tr>')
-        walks.append(f'<table class="llmfs-table"><caption>{esc(order)}: the first inner loop reads b at '
-                     f'offsets {esc(", ".join(str(x) for x in seq))} (numbered in reading order)</caption>'
+        # A table's caption is as wide as the table: keep it short (the offsets are the
+        # numbered cells, and the text alternative lists them)
+        walks.append(f'<table class="llmfs-table"><caption>{esc(order)}: b in reading order</caption>'
                      f'<tbody>{"".join(body)}</tbody></table>')
         text.append(f"{order}: the first inner loop reads b at offsets {', '.join(str(x) for x in seq)}"
                     f" (b is stored row by row, {m} per row)")

@@ -62,8 +62,10 @@ class Shape {
 // region: index-map
 /// Row-major strides of a contiguous tensor of this shape: the last axis has stride 1
 /// and `stride[i] = stride[i+1] * shape[i+1]`, so `stride[i]` is the product of the
-/// lengths of the axes after `i` (Chapter 8). Precondition: the element count does not
-/// overflow.
+/// lengths of the axes after `i` (Chapter 8). Precondition: each such product fits in
+/// `std::size_t`, which holds whenever the element count of a shape with no zero length
+/// fits; a shape with a zero length has no element to address, and its strides may wrap
+/// (`[0, 2^40, 2^40]`).
 [[nodiscard]] std::vector<std::size_t> row_major_strides(const Shape& shape);
 
 /// The position of element `index` in row-major storage: `Σ_a index[a] · stride[a]`,
