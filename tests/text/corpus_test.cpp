@@ -13,6 +13,8 @@
 
 #include <llmfs/text/corpus.hpp>
 
+#include "support/temp_dir.hpp"
+
 namespace {
 
 using llmfs::text::Corpus;
@@ -126,12 +128,7 @@ TEST(CorpusErrors, TheFirstErrorInFileOrderWins) {
 
 class CorpusFile : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           fmt::format("llmfs-ch02-corpus-{}",
-                       ::testing::UnitTest::GetInstance()->random_seed());
-    std::filesystem::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = llmfs::test::make_temp_dir("llmfs-ch02-corpus"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;
 };

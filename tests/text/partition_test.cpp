@@ -16,6 +16,8 @@
 
 #include <llmfs/text/partition.hpp>
 
+#include "support/temp_dir.hpp"
+
 namespace {
 
 using llmfs::text::Corpus;
@@ -194,12 +196,7 @@ TEST(PartitionManifestErrors, MissingDocumentAfterTheLastLine) {
 
 class PartitionFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           fmt::format("llmfs-ch02-partition-{}",
-                       ::testing::UnitTest::GetInstance()->random_seed());
-    std::filesystem::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = llmfs::test::make_temp_dir("llmfs-ch02-partition"); }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   std::filesystem::path dir_;
 };

@@ -18,6 +18,8 @@
 #include <llmfs/text/chunks.hpp>
 #include <llmfs/text/tokenizer.hpp>
 
+#include "support/temp_dir.hpp"
+
 namespace ch04_tokenizer_test {
 namespace {
 
@@ -401,10 +403,7 @@ TEST(MergesFile, FormatIsTheHeaderThenOneLinePerMerge) {
 }
 
 TEST(MergesFile, WriteIsAtomicAndReadsBack) {
-  const auto dir =
-      std::filesystem::temp_directory_path() /
-      fmt::format("llmfs-ch04-{}", ::testing::UnitTest::GetInstance()->random_seed());
-  std::filesystem::create_directories(dir);
+  const auto dir = llmfs::test::make_temp_dir("llmfs-ch04-merges");
   const auto path = dir / "low.merges";
   ASSERT_TRUE(llmfs::text::write_merges(path, low_table()).has_value());
   EXPECT_FALSE(std::filesystem::exists(dir / "low.merges.tmp"));
