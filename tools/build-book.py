@@ -233,16 +233,7 @@ def main() -> int:
             shutil.rmtree(work / "doctrees")
             shutil.rmtree(work / "doctrees-print", ignore_errors=True)
 
-    incremental = (work / "doctrees").exists()
     code = render(work, args)
-    if code != 0 and incremental:
-        # Sphinx's C++ domain can keep stale symbols across incremental builds (a class
-        # that moved namespace shadows its new self): a failure there is confirmed, or
-        # cleared, by reading every page again, as a clean build does.
-        step("incremental build failed: reading every page again to confirm")
-        shutil.rmtree(work / "doctrees")
-        shutil.rmtree(work / "doctrees-print", ignore_errors=True)
-        code = render(work, args)
     if code != 0:
         return code
     step(f"done in {time.monotonic() - start:.1f} s: open {work / args.builder / 'index.html'}")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tensor_common import tensor_line as line, uniform_array as uniform
 from text_common import SplitMix64, write_or_check
 
 DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch10_broadcast.txt"
@@ -31,26 +32,12 @@ B_SHAPE = (3, 1)
 BIG_SHAPE = (7, 6, 9)  # the reductions of a larger tensor
 
 
-def uniform(rng, shape):
-    """Doubles in [-1, 1): the top 53 bits of each draw, scaled."""
-    count = int(np.prod(shape))
-    values = [((rng.next() >> 11) * 2.0 ** -53) * 2.0 - 1.0 for _ in range(count)]
-    return np.array(values, dtype=np.float64).reshape(shape)
-
-
 def sum_to(x, target):
     """The adjoint of broadcasting target -> x.shape, from the chapter's rule."""
     lead = x.ndim - len(target)
     out = x.sum(axis=tuple(range(lead))) if lead else x
     axes = tuple(i for i, n in enumerate(target) if n == 1 and out.shape[i] != 1)
     return out.sum(axis=axes, keepdims=True) if axes else out
-
-
-def line(name, array):
-    array = np.asarray(array, dtype=np.float64)
-    shape = ",".join(str(n) for n in array.shape)
-    values = ",".join("%.17g" % v for v in array.reshape(-1))
-    return "%s|shape=[%s]|values=%s" % (name, shape, values)
 
 
 def render():

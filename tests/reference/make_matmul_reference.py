@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from tensor_common import tensor_line as line, uniform_array as uniform
 from text_common import SplitMix64, write_or_check
 
 DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch11_matmul.txt"
@@ -30,19 +31,6 @@ CASES = {  # name: (left shape, right shape)
     "batched": ((2, 1, 5, 7), (3, 7, 4)),
     "linear": ((2, 4, 8), (8, 3)),
 }
-
-
-def uniform(rng, shape):
-    count = int(np.prod(shape))
-    values = [((rng.next() >> 11) * 2.0 ** -53) * 2.0 - 1.0 for _ in range(count)]
-    return np.array(values, dtype=np.float64).reshape(shape)
-
-
-def line(name, array):
-    array = np.asarray(array, dtype=np.float64)
-    shape = ",".join(str(n) for n in array.shape)
-    values = ",".join("%.17g" % v for v in array.reshape(-1))
-    return "%s|shape=[%s]|values=%s" % (name, shape, values)
 
 
 def render():

@@ -28,13 +28,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, write_or_check  # noqa: E402
+from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch16_model_ops.txt"
-
-
-def uniform(rng, count, low=-2.0, high=2.0):
-    return [low + (high - low) * ((rng.next() >> 11) * 2.0 ** -53) for _ in range(count)]
 
 
 def number(value):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from text_common import SplitMix64, write_or_check
+from text_common import SplitMix64, uniform, write_or_check
 
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch15_tape.txt"
 
@@ -44,9 +44,9 @@ OPS = [
 ]
 
 
-def uniform(seed, count):
-    rng = SplitMix64(seed)
-    return [(rng.next() >> 11) * 2.0 ** -53 * 2.0 - 1.0 for _ in range(count)]
+def seeded(seed, count):
+    """`count` doubles in [-1, 1) from a fresh SplitMix64(seed)."""
+    return uniform(SplitMix64(seed), count)
 
 
 def numel(shape):
@@ -89,9 +89,9 @@ def render():
     lines.append(line("fixture", [(2, 2), (2, 2), (2,)], [x, w, b], "", loss))
     for k, (name, shapes, op) in enumerate(OPS):
         base = 1500 + 10 * k
-        inputs = [leaf(s, uniform(base + i, numel(s))) for i, s in enumerate(shapes)]
+        inputs = [leaf(s, seeded(base + i, numel(s))) for i, s in enumerate(shapes)]
         y = op(*inputs)
-        c = torch.tensor(uniform(base + 9, y.numel()), dtype=torch.float64).reshape(y.shape)
+        c = torch.tensor(seeded(base + 9, y.numel()), dtype=torch.float64).reshape(y.shape)
         lines.append(line(name, shapes, inputs, values(c), (y * c).sum()))
     return "\n".join(lines) + "\n"
 

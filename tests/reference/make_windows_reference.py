@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from text_common import write_or_check  # noqa: E402
+from text_common import corpus_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch05_windows.txt"
@@ -138,11 +138,7 @@ def reference(corpus):
 
 
 def main(argv):
-    if not argv or argv[0].startswith("-"):
-        raise SystemExit(__doc__)
-    text = reference(Path(argv[0]))
-    return write_or_check(DATA, text, "--check" in argv[1:],
-                          "/usr/bin/python3 %s %s" % (__file__, argv[0]))
+    return corpus_main(argv, __doc__, reference, DATA, __file__)
 
 
 if __name__ == "__main__":

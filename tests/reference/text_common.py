@@ -1,8 +1,9 @@
-"""What the text chapters' reference scripts share (standard library only, no torch).
+"""What the reference scripts share (standard library only, no NumPy or torch).
 
 SplitMix64 (Steele, Lea and Flood 2014, as in Vigna's splitmix64.c) draws the scripts'
-random cases, so a case is a function of its seed alone; write_or_check writes a data file
-atomically or, with --check, fails when the committed one differs.
+random cases, so a case is a function of its seed alone; uniform() turns its draws into
+doubles; write_or_check writes a data file atomically or, with --check, fails when the
+committed one differs; corpus_main is the command line of a script that reads the corpus.
 """
 
 import os
@@ -30,6 +31,12 @@ class SplitMix64:
         return self.next() % n
 
 
+def uniform(rng, count, low=-1.0, high=1.0):
+    """`count` doubles in [low, high): the top 53 bits of each draw as u in [0, 1), then
+    low + (high - low) * u (exact for the power-of-two widths the scripts use)."""
+    return [low + (high - low) * ((rng.next() >> 11) * 2.0 ** -53) for _ in range(count)]
+
+
 def write_or_check(data: Path, text: str, check: bool, rerun: str) -> int:
     """With check: 0 when `data` holds exactly `text`, else 1 naming `rerun`, the command
     that rewrites it. Without: writes `text` to a temporary file beside `data` and renames
@@ -46,3 +53,11 @@ def write_or_check(data: Path, text: str, check: bool, rerun: str) -> int:
     os.replace(temporary, data)
     print("wrote %s" % data)
     return 0
+
+
+def corpus_main(argv, usage: str, reference, data: Path, script: str) -> int:
+    """`script CORPUS [--check]`: writes (or checks) `data` with reference(CORPUS)."""
+    if not argv or argv[0].startswith("-"):
+        raise SystemExit(usage)
+    return write_or_check(data, reference(Path(argv[0])), "--check" in argv[1:],
+                          "/usr/bin/python3 %s %s" % (script, argv[0]))

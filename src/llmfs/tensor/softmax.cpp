@@ -63,6 +63,22 @@ double row_max(std::span<const double> row) {
 }
 // endregion: row-max
 
+// region: row-by-row
+// A new tensor of the logits' shape, each row of the last axis written by
+// `row_op(row, out_row)`; rows of length 0 leave it empty.
+template <class RowOp>
+Tensor map_rows(const Tensor& logits, RowOp row_op) {
+  const std::size_t width = logits.shape()[logits.shape().rank() - 1];
+  Tensor out = Tensor::zeros(logits.shape());
+  if (width == 0) return out;
+  const auto in = logits.values();
+  auto y = out.mutable_values();
+  for (std::size_t r = 0; r < in.size() / width; ++r)
+    row_op(in.subspan(r * width, width), y.subspan(r * width, width));
+  return out;
+}
+// endregion: row-by-row
+
 // region: log-sum-exp-row
 // log Σ_k exp(x_k − m) for the row's maximum m: every term is at most 1 and the
 // largest is exactly 1, so the sum lies in [1, n], its log in [0, log n], and nothing
@@ -81,25 +97,17 @@ double log_sum_exp_shifted(std::span<const double> row, double m) {
 std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {
   // logits: [..., n] -> probabilities [..., n], each row summing to 1
   LLMFS_TRY(check_logits("softmax_last_axis", logits, false));
-  const std::size_t width = logits.shape()[logits.shape().rank() - 1];
-  Tensor out = Tensor::zeros(logits.shape());
-  if (width == 0) return out;
-  const auto in = logits.values();
-  auto y = out.mutable_values();
-  for (std::size_t r = 0; r < in.size() / width; ++r) {
-    const auto row = in.subspan(r * width, width);
-    auto out_row = y.subspan(r * width, width);
+  return map_rows(logits, [](std::span<const double> row, std::span<double> out) {
     // Subtract the row maximum, exponentiate, normalise
     const double m = row_max(row);
     double total = 0.0;
-    for (std::size_t j = 0; j < width; ++j) {
-      out_row[j] = std::exp(row[j] - m);  // exp(−∞) is exactly 0.0
-      total += out_row[j];
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      out[j] = std::exp(row[j] - m);  // exp(−∞) is exactly 0.0
+      total += out[j];
     }
-    for (double& v : out_row)
+    for (double& v : out)
       v /= total;
-  }
-  return out;
+  });
 }
 // endregion: softmax
 
@@ -107,19 +115,12 @@ std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {
 std::expected<Tensor, TensorError> log_softmax_last_axis(const Tensor& logits) {
   // logits: [..., n] -> log-probabilities [..., n]: x_j − logsumexp(x)
   LLMFS_TRY(check_logits("log_softmax_last_axis", logits, false));
-  const std::size_t width = logits.shape()[logits.shape().rank() - 1];
-  Tensor out = Tensor::zeros(logits.shape());
-  if (width == 0) return out;
-  const auto in = logits.values();
-  auto y = out.mutable_values();
-  for (std::size_t r = 0; r < in.size() / width; ++r) {
-    const auto row = in.subspan(r * width, width);
+  return map_rows(logits, [](std::span<const double> row, std::span<double> out) {
     const double m = row_max(row);
     const double log_total = log_sum_exp_shifted(row, m);  // in [0, log n]
-    for (std::size_t j = 0; j < width; ++j)
-      y[r * width + j] = (row[j] - m) - log_total;  // −∞ stays −∞
-  }
-  return out;
+    for (std::size_t j = 0; j < row.size(); ++j)
+      out[j] = (row[j] - m) - log_total;  // −∞ stays −∞
+  });
 }
 // endregion: log-softmax
 
