@@ -81,8 +81,8 @@ std::vector<std::string> refusals(const Tensor& tensor) {
 // endregion: refusals
 
 // region: exercises
-// 1: an offset through the (0,2) view; 2: which transposes of [4,1,3] stay row-major;
-// 3: transposing (0,2) twice.
+// 1: an offset through the (0,2) view; 2: which transposes of [2,3,1] stay row-major,
+// and the order the (0,2) one reads; 3: transposing (0,2) twice.
 Step<Exercises> solve_exercises(const Tensor& tensor) {
   Exercises x;
   x.offset = view_offset(kExerciseIndex, transposed_view(tensor.shape(), 0, 2));
@@ -90,6 +90,9 @@ Step<Exercises> solve_exercises(const Tensor& tensor) {
   for (std::size_t k = 0; k < pairs.size(); ++k)
     x.row_major[k] = is_row_major(
         transposed_view(shape_of(kExerciseDims), pairs[k][0], pairs[k][1]));
+  const Tensor small = LLMFS_TRY_AT(
+      "exercise tensor", Tensor::from(shape_of(kExerciseDims), {0, 1, 2, 3, 4, 5}));
+  x.values_0_2 = LLMFS_TRY(transpose_one(small, {0, 2})).values;
   const Tensor once = LLMFS_TRY_AT("transpose", transpose(tensor, 0, 2));
   const Tensor twice = LLMFS_TRY_AT("transpose", transpose(once, 0, 2));
   x.round_trip = bitwise_equal(twice, tensor);

@@ -42,7 +42,8 @@ struct Transposed {
 /// The answers of the chapter's exercises, computed.
 struct Exercises {
   std::size_t offset = 0;           ///< 1: storage offset of kExerciseIndex
-  std::array<bool, 3> row_major{};  ///< 2: transposes (0,1), (1,2), (0,2) of [4,1,3]
+  std::array<bool, 3> row_major{};  ///< 2: transposes (0,1), (1,2), (0,2) of [2,3,1]
+  std::vector<double> values_0_2;   ///< 2: the (0,2) transpose of [2,3,1] holding 0..5
   bool round_trip = false;          ///< 3: transpose(0,2) twice is the input
 };
 

@@ -21,13 +21,15 @@ inline constexpr std::array<std::array<std::size_t, 2>, 2> kTransposes{
     {{0, 2}, {1, 2}}};
 /// One element of the (0,2) view: by hand 3·1 + 1·4 + 0·12 = 7 in storage.
 inline constexpr std::array<std::size_t, 3> kViewIndex{3, 1, 0};
-/// A shape whose transpose (0,1) moves only a length-1 axis: no copy is needed.
+/// A shape whose transpose (0,1) keeps its axes longer than 1 in their order (only the
+/// unit axis moves): no copy is needed.
 inline constexpr std::array<std::size_t, 3> kUnitDims{2, 1, 4};
 // endregion: fixture
 
 /// Exercise 1: the storage offset that index (2,2,1) of the (0,2) view reads.
 inline constexpr std::array<std::size_t, 3> kExerciseIndex{2, 2, 1};
-/// Exercise 2: which transposes of [4,1,3] are still row-major?
-inline constexpr std::array<std::size_t, 3> kExerciseDims{4, 1, 3};
+/// Exercise 2: which transposes of [2,3,1] are still row-major? Its (0,2) swaps a unit
+/// axis, yet needs a copy: the axes of lengths 2 and 3 change places.
+inline constexpr std::array<std::size_t, 3> kExerciseDims{2, 3, 1};
 
 }  // namespace ch09

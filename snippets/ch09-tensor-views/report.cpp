@@ -51,10 +51,10 @@ std::string render_report(const Evidence& e) {
     lines.push_back("error_" + error);
   const Exercises& x = e.exercises;
   lines.push_back(fmt::format("exercise_1=storage_offset:{}", x.offset));
-  lines.push_back(
-      fmt::format("exercise_2=row_major_0_1:{} row_major_1_2:{} "
-                  "row_major_0_2:{}",
-                  x.row_major[0], x.row_major[1], x.row_major[2]));
+  lines.push_back(fmt::format(
+      "exercise_2=row_major_0_1:{} row_major_1_2:{} "
+      "row_major_0_2:{} values_0_2:{}",
+      x.row_major[0], x.row_major[1], x.row_major[2], integers(x.values_0_2)));
   lines.push_back(fmt::format("exercise_3=round_trip:{}", x.round_trip));
   lines.push_back(fmt::format("misconception=positions:24 reshape_equals_transpose:{}",
                               e.misconception_agree));

@@ -2,15 +2,18 @@
 // assertion, or read from the NumPy reference
 // tests/reference/data/tensor/ch09_tensor_views.txt (make_tensor_views_reference.py),
 // or computed by naive loops written here, never taken from the code under test.
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <llmfs/tensor/layout.hpp>
@@ -98,6 +101,24 @@ TEST(Contiguity, UnitAxisTransposeNeedsNoReordering) {
   EXPECT_TRUE(e.unit_same_order);
 }
 
+TEST(Contiguity, UnitAxisSwappedAcrossALongerAxisNeedsACopy) {
+  // [2,3,1] has strides [3,1,1]. Swapping 0 and 2 gives [1,3,2] with strides [1,1,3]:
+  // one swapped axis has length 1, yet the axes of lengths 2 and 3 change places. A
+  // contiguous [1,3,2] needs strides 2 and 1 on its long axes, not 1 and 3, and
+  // out[0,j,k] = in[k,j,0] = 3k + j reads 0,3,1,4,2,5.
+  const auto view = transposed_view(Shape{2, 3, 1}, 0, 2);
+  EXPECT_EQ(view.shape, (Shape{1, 3, 2}));
+  EXPECT_EQ(view.strides, (Sizes{1, 1, 3}));
+  EXPECT_FALSE(is_row_major(view));
+  const Tensor in =
+      Tensor::from(Shape{2, 3, 1}, ch09_doubles({0, 1, 2, 3, 4, 5})).value();
+  const Tensor out = transpose(in, 0, 2).value();
+  EXPECT_EQ(std::vector<double>(out.values().begin(), out.values().end()),
+            ch09_doubles({0, 3, 1, 4, 2, 5}));
+  // Its neighbour swap (1,2) moves the unit axis past one long axis only: contiguous.
+  EXPECT_TRUE(is_row_major(transposed_view(Shape{2, 3, 1}, 1, 2)));
+}
+
 TEST(Contiguity, FlattenedTransposeHasNoSingleStride) {
   // 0,12,4,16,8,20,1,13,…: steps +12 and −8 (within a column of blocks) and −19 (to the
   // next i): three distinct steps, so no 1-D stride reaches these offsets in this
@@ -135,12 +156,14 @@ TEST(Errors, FailedRvalueReshapeLeavesTheInput) {
 TEST(Exercises, AnswersMatchHandDerivations) {
   const auto& x = ch09_evidence().exercises;
   EXPECT_EQ(x.offset, 22u);  // 2·1 + 2·4 + 1·12
-  // [4,1,3]: (0,1) -> [1,4,3] strides [3,3,1]: row-major (axis 0 has length 1);
-  // (1,2) -> [4,3,1] strides [3,1,3]: row-major; (0,2) -> [3,1,4] strides [1,3,12]:
-  // not.
-  EXPECT_TRUE(x.row_major[0]);
+  // [2,3,1], strides [3,1,1]: (0,1) -> [3,2,1] strides [1,3,1]: not row-major (both
+  // swapped axes are long); (1,2) -> [2,1,3] strides [3,1,1]: row-major (the long axes
+  // keep their order); (0,2) -> [1,3,2] strides [1,1,3]: not, though one swapped axis
+  // has length 1, and it reads out[0,j,k] = in[k,j,0] = 3k + j.
+  EXPECT_FALSE(x.row_major[0]);
   EXPECT_TRUE(x.row_major[1]);
   EXPECT_FALSE(x.row_major[2]);
+  EXPECT_EQ(x.values_0_2, ch09_doubles({0, 3, 1, 4, 2, 5}));
   EXPECT_TRUE(x.round_trip);
 }
 
@@ -263,6 +286,89 @@ TEST(Property, RowMajorIffTheOrderIsUnchanged) {
     EXPECT_EQ(is_row_major(transposed_view(shape, a, b)), in_place)
         << fmt::format("{} axes {} {}", shape, a, b);
   }
+}
+
+// The chapter's rule, written from the axis order alone: a permutation of a contiguous
+// tensor is contiguous exactly when its axes longer than 1 keep their relative order.
+bool ch09_long_axes_keep_order(const Shape& shape, const Sizes& permutation) {
+  std::size_t last = 0;
+  bool first = true;
+  for (const std::size_t source : permutation) {
+    if (shape[source] <= 1) continue;
+    if (!first && source < last) return false;
+    last = source;
+    first = false;
+  }
+  return true;
+}
+
+// Shapes of rank 1 to 5 where about half the axes have length 1.
+Shape ch09_shape_with_units(std::mt19937_64& engine) {
+  Sizes dims(1 + engine() % 5);
+  for (auto& n : dims)
+    n = engine() % 2 == 0 ? 1 : 2 + engine() % 3;
+  return Shape(dims);
+}
+
+TEST(Property, AnyPermutationIsRowMajorIffLongAxesKeepTheirOrder) {
+  // The view of a permutation: its lengths and the input's row-major strides, both
+  // permuted; is_row_major against the rule, and against reading the storage in order.
+  std::mt19937_64 engine(kCh09Seed + 3);
+  std::size_t contiguous = 0, not_contiguous = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    const Shape shape = ch09_shape_with_units(engine);
+    Sizes permutation(shape.rank());
+    std::iota(permutation.begin(), permutation.end(), std::size_t{0});
+    std::shuffle(permutation.begin(), permutation.end(), engine);
+    const Sizes strides = llmfs::tensor::row_major_strides(shape);
+    Sizes dims, view_strides;
+    for (const std::size_t source : permutation) {
+      dims.push_back(shape[source]);
+      view_strides.push_back(strides[source]);
+    }
+    const StridedView view{Shape(dims), view_strides};
+    const bool rule = ch09_long_axes_keep_order(shape, permutation);
+    EXPECT_EQ(is_row_major(view), rule)
+        << fmt::format("{} permuted [{}]", shape, fmt::join(permutation, ","));
+    // Naive: the view's offsets, visited in its row-major order, are 0, 1, 2, ...
+    std::vector<Sizes> order;
+    Sizes scratch;
+    ch09_indices(view.shape, scratch, order);
+    bool in_order = true;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      std::size_t offset = 0;
+      for (std::size_t axis = 0; axis < order[k].size(); ++axis)
+        offset += order[k][axis] * view_strides[axis];
+      in_order = in_order && offset == k;
+    }
+    EXPECT_EQ(in_order, rule) << fmt::format("{}", shape);
+    (rule ? contiguous : not_contiguous) += 1;
+  }
+  EXPECT_GT(contiguous, 100u);  // both outcomes are exercised, many times
+  EXPECT_GT(not_contiguous, 100u);
+}
+
+TEST(Property, SwapIsRowMajorIffNoLongAxisChangesPlace) {
+  // For a swap of axes p < q the rule reads: either both swapped axes have length 1
+  // (no long axis moves), or among axes p, p+1, ..., q at most one is longer than 1
+  // (the one long axis that moves jumps over unit axes only). One swapped axis of
+  // length 1 is not enough.
+  std::mt19937_64 engine(kCh09Seed + 4);
+  std::size_t unit_swaps_needing_a_copy = 0;
+  for (int trial = 0; trial < 500; ++trial) {
+    const Shape shape = ch09_shape_with_units(engine);
+    const std::size_t a = engine() % shape.rank(), b = engine() % shape.rank();
+    std::size_t long_axes = 0;
+    for (std::size_t axis = std::min(a, b); axis <= std::max(a, b); ++axis)
+      long_axes += shape[axis] > 1;
+    const bool both_unit = shape[a] == 1 && shape[b] == 1;
+    const bool view_row_major = is_row_major(transposed_view(shape, a, b));
+    EXPECT_EQ(view_row_major, both_unit || long_axes <= 1)
+        << fmt::format("{} axes {} {}", shape, a, b);
+    if ((shape[a] == 1) != (shape[b] == 1) && !view_row_major)
+      ++unit_swaps_needing_a_copy;
+  }
+  EXPECT_GT(unit_swaps_needing_a_copy, 10u);  // the counterexample's kind occurs
 }
 
 TEST(Property, TransposeTwiceAndReshapeBackAreIdentities) {
