@@ -65,6 +65,9 @@ Step<Evidence> check_fixture() {
   for (std::size_t i = 0; i < probe.size(); ++i)
     e.numeric[i] = LLMFS_TRY_AT(
         "numeric derivative", numeric_derivative(fixture_function, probe, i, 0, step));
+  std::vector<Tensor> shifted = scalars(std::array{kShiftedA, kB});
+  e.shifted_numeric = LLMFS_TRY_AT(
+      "numeric derivative", numeric_derivative(fixture_function, shifted, 0, 0, step));
   auto counted = [&e](Inputs x) {
     ++e.calls;
     return fixture_function(x);
@@ -101,7 +104,8 @@ std::vector<StepRow> error_table() {
 
 // region: scales
 // Why h grows with |x|: f(x) = x at 1e8 with a fixed and a scaled step, at 1e300 where
-// a fixed step cannot move x at all; and exp at 30, where only rtol accepts the error.
+// a fixed step cannot move x at all; and exp at 30, where only rtol accepts the error
+// (beside its truncation term h²/6 and the checker's relative error at 1).
 Step<Scales> measure_scales() {
   Scales s;
   const std::array<double, 1> large{kLargeX}, huge{kHugeX}, thirty{kExpX};
@@ -118,6 +122,11 @@ Step<Scales> measure_scales() {
   const GradientCheckOptions absolute_only{.relative_tolerance = 0.0};
   s.exp_thirty_absolute_only =
       LLMFS_TRY(check_at(exponential, thirty, exp_thirty, absolute_only)).passed();
+  const double h = perturbation(kExpX, GradientCheckOptions{}.step);
+  s.exp_thirty_truncation = h * h / 6.0;  // |f'''| / |f| = 1 for exp
+  const std::array<double, 1> at_one{1.0}, e{std::exp(1.0)};
+  s.exp_one_relative =
+      LLMFS_TRY(check_at(exponential, at_one, e)).max_abs_error() / std::exp(1.0);
   return s;
 }
 // endregion: scales
@@ -177,6 +186,9 @@ Exercises solve_exercises() {
 
 Step<Evidence> gather() {
   Evidence e = LLMFS_TRY(check_fixture());
+  const double shifted_h = perturbation(kShiftedA, GradientCheckOptions{}.step);
+  e.shifted_rounding_bound =
+      kCh13Epsilon * kShiftedA * kShiftedA * kB / (2 * shifted_h);
   e.table = error_table();
   e.optimum_step = std::cbrt(1.5 * kCh13Epsilon);
   e.scales = LLMFS_TRY(measure_scales());

@@ -48,6 +48,8 @@ struct Scales {
   GradientCheckReport huge;       ///< f(x) = x checked at 1e300
   GradientCheckReport exp_thirty;         ///< exp checked at 30 with the defaults
   bool exp_thirty_absolute_only = false;  ///< whether atol alone would accept it
+  double exp_thirty_truncation = 0.0;  ///< h²/6 at 30: the truncation term, relative
+  double exp_one_relative = 0.0;       ///< the checker's relative error for exp at 1
 };
 
 /// ReLU checked at its kink.
@@ -67,15 +69,17 @@ struct Exercises {
 
 /// Everything the report and the trace print.
 struct Evidence {
-  std::array<double, 2> numeric{};  ///< the fixture's numeric derivatives
-  std::size_t calls = 0;            ///< how often the check called f
-  GradientCheckReport correct;      ///< kGradient checked
-  GradientCheckReport wrong;        ///< kWrongGradient checked
-  GradientCheckReport nan;          ///< (NaN, 9) checked
-  std::vector<StepRow> table;       ///< one row per kSteps
-  double optimum_step = 0.0;        ///< (3ε/2)^(1/3), the model's best h for exp at 1
-  Scales scales;                    ///< the scale experiments
-  Kink kink;                        ///< ReLU at 0
+  std::array<double, 2> numeric{};      ///< the fixture's numeric derivatives
+  double shifted_numeric = 0.0;         ///< ∂f/∂a at (kShiftedA, kB), numerically
+  double shifted_rounding_bound = 0.0;  ///< ε·|f|/(2h) there: the rounding bound
+  std::size_t calls = 0;                ///< how often the check called f
+  GradientCheckReport correct;          ///< kGradient checked
+  GradientCheckReport wrong;            ///< kWrongGradient checked
+  GradientCheckReport nan;              ///< (NaN, 9) checked
+  std::vector<StepRow> table;           ///< one row per kSteps
+  double optimum_step = 0.0;  ///< (3ε/2)^(1/3), the model's best h for exp at 1
+  Scales scales;              ///< the scale experiments
+  Kink kink;                  ///< ReLU at 0
   std::vector<std::array<std::string, 2>>
       errors;           ///< name and the checker's error text
   Exercises exercises;  ///< the exercise answers

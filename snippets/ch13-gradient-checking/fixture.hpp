@@ -17,6 +17,9 @@ inline constexpr double kB = 2.0;
 inline constexpr std::array<double, 2> kGradient{12.0, 9.0};
 /// The same gradient with one mistake: ∂f/∂b written as 2ab/3 = 8.
 inline constexpr std::array<double, 2> kWrongGradient{12.0, 8.0};
+/// The same quadratic at a = 3.1: still no truncation error in a, but the probes round
+/// differently, so ∂f/∂a misses 2ab = 12.4 by a rounding error.
+inline constexpr double kShiftedA = 3.1;
 
 /// The error table: exp at x = 1, steps δ = 10⁻¹ … 10⁻¹³ (h = δ, since |x| ≤ 1).
 inline constexpr double kTableX = 1.0;

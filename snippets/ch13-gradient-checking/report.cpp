@@ -41,6 +41,11 @@ void add_prediction_lines(const Evidence& e, std::vector<std::string>& lines) {
                               fmt::join(kWrongGradient, ","), outcome(e.wrong)));
   lines.push_back(
       fmt::format("predict_nan=analytic:[nan,{}] {}", kGradient[1], outcome(e.nan)));
+  lines.push_back(fmt::format(
+      "quadratic_shifted=a:{} analytic:{} numeric:{} error:{:.3e} "
+      "rounding_bound:{:.3e}",
+      kShiftedA, 2 * kShiftedA * kB, e.shifted_numeric,
+      std::abs(e.shifted_numeric - 2 * kShiftedA * kB), e.shifted_rounding_bound));
   for (std::size_t k = 0; k < e.table.size(); ++k) {
     const StepRow& r = e.table[k];
     lines.push_back(fmt::format(
@@ -63,9 +68,11 @@ void add_measured_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(fmt::format("scale_huge=x:1e300 fixed_step_moves_x:{} h:{} {}",
                               s.huge_fixed_moves, s.huge_h, outcome(s.huge)));
   lines.push_back(fmt::format(
-      "scale_exp_30=analytic:{:.6e} relative_error:{:.3e} {} absolute_only_passed:{}",
+      "scale_exp_30=analytic:{:.6e} relative_error:{:.3e} truncation:{:.3e} "
+      "relative_error_at_1:{:.3e} {} absolute_only_passed:{}",
       std::exp(kExpX), s.exp_thirty.max_abs_error() / std::exp(kExpX),
-      outcome(s.exp_thirty), s.exp_thirty_absolute_only));
+      s.exp_thirty_truncation, s.exp_one_relative, outcome(s.exp_thirty),
+      s.exp_thirty_absolute_only));
   lines.push_back(fmt::format("kink_relu_0=numeric:{} analytic_0:{} analytic_1:{}",
                               e.kink.numeric, outcome(e.kink.left_slope),
                               outcome(e.kink.right_slope)));

@@ -59,6 +59,23 @@ TEST(Ch13Prediction, FixtureGradientIsTwelveAndNine) {
   EXPECT_EQ(e.calls, 4u);  // two probes per coordinate, two coordinates
 }
 
+TEST(Ch13Prediction, NoTruncationErrorIsNecessaryForExactnessNotSufficient) {
+  // f is quadratic in a (f''' = 0) and linear in b (f'' = 0): no truncation error in
+  // either. What is left is rounding, bounded by ε·|f|/(2h). At (3, 2) the quotient for
+  // a happens to be exactly 12, but the one for b is off; at a = 3.1 the one for a is
+  // off too. Each error is nonzero and within its bound: f = 18, h = 2e-6 for b; f
+  // = 19.22, h = 3.1e-6 for a at 3.1.
+  const auto& e = ch13_evidence();
+  const double eps = std::numeric_limits<double>::epsilon();
+  EXPECT_EQ(e.numeric[0], 12.0);
+  EXPECT_GT(std::abs(e.numeric[1] - 9.0), 1e-10);
+  EXPECT_LE(std::abs(e.numeric[1] - 9.0), eps * 18.0 / (2 * 2e-6));
+  const double shifted_error = std::abs(e.shifted_numeric - 2 * 3.1 * 2.0);
+  EXPECT_GT(shifted_error, 1e-10);  // 4.6e-10
+  EXPECT_LE(shifted_error, eps * 3.1 * 3.1 * 2.0 / (2 * 3.1e-6));
+  EXPECT_NEAR(e.shifted_rounding_bound, eps * 19.22 / 6.2e-6, 1e-22);
+}
+
 TEST(Ch13Prediction, AWrongGradientFailsOnItsInputWithErrorOne) {
   // ∂f/∂b given as 8 instead of 9: |8 − 9| = 1 ≫ 1e-6 + 1e-6·9.
   const auto& r = ch13_evidence().wrong;
@@ -152,6 +169,7 @@ TEST(Ch13Reference, FixtureAndScalesMatchTheNumPyReference) {
   ASSERT_EQ(fixture.size(), 2u);
   EXPECT_NEAR(e.numeric[0], fixture[0].number("numeric"), 1e-12);
   EXPECT_NEAR(e.numeric[1], fixture[1].number("numeric"), 1e-12);
+  EXPECT_NEAR(e.shifted_numeric, ch13_kind("SHIFTED").at(0).number("numeric"), 1e-12);
   const auto large = ch13_kind("LARGE").at(0);
   EXPECT_NEAR(e.scales.large_fixed, large.number("fixed"), 1e-12);
   EXPECT_NEAR(e.scales.large_checker, large.number("scaled"), 1e-12);
@@ -195,6 +213,24 @@ TEST(Ch13Scales, FixedStepsFailWhereScaledStepsAreExact) {
   EXPECT_GT(s.exp_thirty.max_abs_error(), 1e3);
   EXPECT_LT(s.exp_thirty.max_abs_error() / std::exp(30.0), 1e-9);
   EXPECT_FALSE(s.exp_thirty_absolute_only);
+}
+
+TEST(Ch13Scales, ExpAtThirtyIsTruncationNotAsGoodAsAtOne) {
+  // For exp, |f'''| / |f| = 1 at every x, so its best step stays near ε^(1/3) while the
+  // scaled step grows to h = 3e-5 at x = 30: the truncation term h²/6 = 1.5e-10
+  // relative, and the measured relative error is that, up to the rounding term ε/(2h)
+  // ≈ 3.7e-12. At x = 1 the checker's relative error is the table's sixth row over e
+  // (3.3e-11).
+  const auto& e = ch13_evidence();
+  const auto& s = e.scales;
+  const double eps = std::numeric_limits<double>::epsilon();
+  EXPECT_NEAR(s.exp_thirty_truncation, 1.5e-10, 1e-22);
+  const double relative = s.exp_thirty.max_abs_error() / std::exp(30.0);
+  EXPECT_NEAR(relative, 1.5e-10, eps / (2 * 3e-5));
+  EXPECT_DOUBLE_EQ(s.exp_one_relative, e.table[5].error / kCh13E);
+  EXPECT_LT(s.exp_one_relative, eps / (2 * 1e-6));  // within the rounding bound at 1
+  // 1.5e-10 is more than the rounding bound at 1 allows, 1.1e-10: worse than x = 1.
+  EXPECT_GT(relative, eps / (2 * 1e-6));
 }
 
 TEST(Ch13Kink, ReLUAtZeroGivesOneHalfAndBothSlopesFail) {

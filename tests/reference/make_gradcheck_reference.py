@@ -15,6 +15,7 @@ significant digits (enough to round-trip a double):
 
     TABLE|step=1e-05|numeric=...|error=...   exp at 1, one line per step of the table
     FIXTURE|input=0|numeric=...              f(a, b) = a^2 b at (3, 2), delta = 1e-6
+    SHIFTED|a=3.1|numeric=...                df/da of the same f at (3.1, 2), delta = 1e-6
     LARGE|fixed=...|scaled=...               f(x) = x at 1e8: fixed h = 1e-6 over 2h; scaled
     EXP30|numeric=...|exact=...              exp at 30, delta = 1e-6
     KINK|x=...|numeric=...                   ReLU at 0 and at 1e-7, delta = 1e-6
@@ -59,6 +60,9 @@ def render():
     a, b = np.float64(3.0), np.float64(2.0)
     lines.append("FIXTURE|input=0|numeric=%s" % number(central(lambda v: v * v * b, a, DEFAULT_STEP)))
     lines.append("FIXTURE|input=1|numeric=%s" % number(central(lambda v: a * a * v, b, DEFAULT_STEP)))
+    shifted = np.float64(3.1)
+    lines.append("SHIFTED|a=%s|numeric=%s" % (number(shifted),
+                                              number(central(lambda v: v * v * b, shifted, DEFAULT_STEP))))
     large = np.float64(1e8)
     fixed = ((large + DEFAULT_STEP) - (large - DEFAULT_STEP)) / (2 * DEFAULT_STEP)
     lines.append("LARGE|fixed=%s|scaled=%s" % (number(fixed),
