@@ -80,7 +80,6 @@ std::vector<double> uniform_values(std::uint64_t seed, std::size_t count) {
   return out;
 }
 
-// region: op-cases
 // One small case per op; the shapes exercise broadcasting where the op broadcasts.
 const std::vector<OpCase>& op_cases() {
   using In = std::span<const TensorValue>;
@@ -109,9 +108,7 @@ const std::vector<OpCase>& op_cases() {
   };
   return cases;
 }
-// endregion: op-cases
 
-// region: run-fixture
 // Record the prediction, seed backward with ∂loss/∂loss = 1, then read every node.
 Step<FixtureRun> run_fixture() {
   Tape tape;
@@ -131,9 +128,7 @@ Step<FixtureRun> run_fixture() {
                            check_tape_gradients(fixture_loss, fixture_inputs()));
   return run;
 }
-// endregion: run-fixture
 
-// region: seeds
 // backward(loss, seed) `passes` times on one tape, never zeroing in between.
 Step<std::vector<Tensor>> fixture_gradients(double seed, int passes) {
   Tape tape;
@@ -154,9 +149,7 @@ Step<std::vector<Tensor>> seeded_at_y() {
   LLMFS_TRY_AT("backward", backward(nodes[4], seed));
   return ch15_gradients(in);
 }
-// endregion: seeds
 
-// region: replay
 // The same random case recorded twice on fresh tapes: every gradient bit must agree.
 Step<bool> replay_is_bitwise(std::size_t& elements) {
   const std::vector<Tensor> point{ch15_tensor(Shape{3, 4}, uniform_values(7, 12)),
@@ -179,7 +172,6 @@ Step<bool> replay_is_bitwise(std::size_t& elements) {
   }
   return same;
 }
-// endregion: replay
 
 // region: check-every-op
 // loss = Σ op(inputs) ⊙ C with C fixed, so the upstream gradient is not uniform; the
@@ -208,7 +200,6 @@ Step<std::vector<OpCheck>> check_every_op() {
 }
 // endregion: check-every-op
 
-// region: refusals
 // Calls the tape refuses, each error as text: a released tape, a wrong seed, values of
 // two tapes, and a tensor shape error wrapped with the op's name.
 std::vector<std::array<std::string, 2>> refusals() {
@@ -229,7 +220,6 @@ std::vector<std::array<std::string, 2>> refusals() {
       {"released_backward", error_text(backward(*loss, Tensor::scalar(1.0)))});
   return out;
 }
-// endregion: refusals
 
 // region: exercises
 // 1: X recorded as a constant; 2: Σ (X·W + b); 3: two passes without zero_gradients(),

@@ -22,7 +22,6 @@ using llmfs::autograd::TensorValue;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
-// region: fixture
 /// The prediction: loss = Σ (X·W + b)² with X, W of shape [2,2] and b of shape [2]
 /// (broadcast over the rows). By hand: X·W = [[-1,2],[4,-1]], Y = [[0,2],[5,-1]],
 /// loss = 30; ∂loss/∂Y = 2Y, ∂W = Xᵀ·2Y = [[30,-2],[-10,10]], ∂b = column sums of 2Y
@@ -41,7 +40,6 @@ inline const std::array<double, 2> kB{1, 0};
 /// Exercise 2: Σ (X·W + b), no square.
 [[nodiscard]] std::expected<TensorValue, AutogradError> linear_loss(
     Tape& tape, std::span<const TensorValue> in);
-// endregion: fixture
 
 /// The fixture's inputs as tensors: X [2,2], W [2,2], b [2].
 [[nodiscard]] std::vector<Tensor> fixture_inputs();

@@ -12,7 +12,6 @@
 
 namespace llmfs::autograd {
 
-// region: autograd-error-codes
 /// What went wrong on the tape.
 enum class AutogradErrorCode {
   tensor,               ///< the tensor operation failed; `cause` holds its TensorError
@@ -25,7 +24,6 @@ enum class AutogradErrorCode {
   no_gradient,       ///< gradient() of a value that does not require one (a constant)
   invalid_argument,  ///< a malformed call (no parents for record_op, bad parent index)
 };
-// endregion: autograd-error-codes
 
 /// The fixed description of a code, e.g. `"released input"`.
 [[nodiscard]] std::string_view describe(AutogradErrorCode code) noexcept;

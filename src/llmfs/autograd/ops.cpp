@@ -14,7 +14,6 @@ using tensor::Shape;
 using tensor::Tensor;
 using tensor::TensorError;
 
-// region: inputs-checks
 // The forward values of an op's inputs, after checking that they are live and share one
 // tape.
 template <std::size_t N>
@@ -37,7 +36,6 @@ template <std::size_t N>
   }
   return out;
 }
-// endregion: inputs-checks
 
 // region: accumulate-reduced
 // Adds `gradient`, reduced to the parent's shape, into parent `index` if it wants one.
@@ -62,7 +60,6 @@ template <std::size_t N>
 
 // add / subtract / multiply
 
-// region: add-subtract
 std::expected<TensorValue, AutogradError> add(const TensorValue& a,
                                               const TensorValue& b) {
   auto in = LLMFS_TRY(inputs_of<2>("add", {&a, &b}));
@@ -90,7 +87,6 @@ std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
         return accumulate_reduced(ctx, 1, negated, "subtract backward");
       });
 }
-// endregion: add-subtract
 
 // region: multiply-op
 std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
@@ -115,7 +111,6 @@ std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
 
 // scale
 
-// region: scale-op
 std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double factor) {
   auto in = LLMFS_TRY(inputs_of<1>("scale", {&a}));
   Tensor out = LLMFS_TRY_AT("scale", tensor::scale(*in[0], factor));
@@ -127,7 +122,6 @@ std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double fac
         return ctx.accumulate(0, g);
       });
 }
-// endregion: scale-op
 
 // matmul
 
@@ -162,7 +156,6 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
 
 // reshape / transpose
 
-// region: reshape-transpose
 std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
                                                   tensor::Shape shape) {
   auto in = LLMFS_TRY(inputs_of<1>("reshape", {&a}));
@@ -190,7 +183,6 @@ std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
         return ctx.accumulate(0, g);
       });
 }
-// endregion: reshape-transpose
 
 // slice
 
@@ -225,7 +217,6 @@ std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
 
 // sum
 
-// region: sum-op
 std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
   auto in = LLMFS_TRY(inputs_of<1>("sum", {&a}));
   Tensor out = LLMFS_TRY_AT("sum", tensor::sum(*in[0]));
@@ -236,7 +227,6 @@ std::expected<TensorValue, AutogradError> sum(const TensorValue& a) {
                                                            ctx.upstream().values()[0]));
                    });
 }
-// endregion: sum-op
 
 // softmax
 

@@ -16,7 +16,6 @@
 
 namespace llmfs::autograd {
 
-// region: arithmetic-ops
 /// `a + b` with broadcasting. Backward: `ga += sum_to(g, shape a)`, `gb += sum_to(g,
 /// shape b)`. \return AutogradErrorCode::released_input,
 /// AutogradErrorCode::different_tapes, or
@@ -46,8 +45,6 @@ namespace llmfs::autograd {
 ///         TensorErrorCode::broadcast_mismatch.
 [[nodiscard]] std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
                                                                const TensorValue& b);
-// endregion: arithmetic-ops
-// region: layout-ops
 /// Same elements under a new shape. Backward: `ga += reshape(g, shape a)`.
 /// \return AutogradErrorCode::released_input, or AutogradErrorCode::tensor wrapping
 ///         TensorErrorCode::size_mismatch or TensorErrorCode::element_count_overflow.
@@ -69,7 +66,6 @@ namespace llmfs::autograd {
 /// Sum of all elements, rank 0. Backward: `ga += g` broadcast to the shape of a.
 /// \return AutogradErrorCode::released_input (no shape can be wrong).
 [[nodiscard]] std::expected<TensorValue, AutogradError> sum(const TensorValue& a);
-// endregion: layout-ops
 // region: softmax-op-declaration
 /// Row softmax over the last axis (see tensor::softmax_last_axis for the fully masked
 /// row policy). Backward per row: `gx_j += y_j · (g_j − Σ_k g_k y_k)`; masked entries

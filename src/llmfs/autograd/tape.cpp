@@ -7,7 +7,6 @@ namespace llmfs::autograd {
 
 namespace {
 
-// region: tape-helpers
 AutogradError released_error(std::string_view op, std::string detail = {}) {
   return AutogradError{
       AutogradErrorCode::released_input, std::string(op), std::move(detail), {}};
@@ -19,13 +18,11 @@ void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
   for (std::size_t i = 0; i < t.size(); ++i)
     t[i] += a[i];
 }
-// endregion: tape-helpers
 
 }  // namespace
 
 // TensorValue
 
-// region: handle-access
 TensorValue::TensorValue(std::shared_ptr<detail::TapeState> state, std::size_t node,
                          tensor::Shape shape, bool requires_gradient)
     : state_(std::move(state)),
@@ -56,7 +53,6 @@ std::expected<tensor::Tensor, AutogradError> TensorValue::gradient() const {
 Tape TensorValue::tape() const {
   return Tape(state_ ? state_ : std::make_shared<detail::TapeState>());
 }
-// endregion: handle-access
 
 // BackwardContext
 
@@ -82,7 +78,7 @@ std::expected<void, AutogradError> BackwardContext::accumulate(
 
 namespace detail {
 
-// region: append
+// region: node-handles
 TensorValue TapeState::append(Node node) {
   if (released) {
     // A handle that points past the (empty) node list: every use reports
@@ -96,9 +92,7 @@ TensorValue TapeState::append(Node node) {
   nodes.push_back(std::move(node));
   return TensorValue(shared_from_this(), id, std::move(shape), wants_gradient);
 }
-// endregion: append
 
-// region: live-node-checks
 std::expected<Node*, AutogradError> TapeState::live_node(const TensorValue& value,
                                                          std::string_view op) {
   if (!value.state_) return std::unexpected(released_error(op, "empty handle"));
@@ -107,9 +101,8 @@ std::expected<Node*, AutogradError> TapeState::live_node(const TensorValue& valu
   }
   return &value.state_->nodes[value.node_];
 }
-// endregion: live-node-checks
+// endregion: node-handles
 
-// region: record-checks
 std::expected<void, AutogradError> TapeState::check_parents(
     std::string_view op, const std::vector<TensorValue>& parents) {
   if (parents.empty()) {
@@ -126,7 +119,6 @@ std::expected<void, AutogradError> TapeState::check_parents(
   }
   return {};
 }
-// endregion: record-checks
 
 // region: record
 std::expected<TensorValue, AutogradError> TapeState::record(
@@ -202,7 +194,6 @@ std::expected<void, AutogradError> TapeState::run_backward(
 
 // Tape
 
-// region: tape-leaves
 Tape::Tape() : state_(std::make_shared<detail::TapeState>()) {}
 
 TensorValue Tape::constant(tensor::Tensor value) {
@@ -214,9 +205,7 @@ TensorValue Tape::parameter(tensor::Tensor value) {
   return state_->append(
       detail::Node{std::move(value), {}, {}, std::nullopt, true, "parameter"});
 }
-// endregion: tape-leaves
 
-// region: tape-lifetime
 void Tape::release() noexcept {
   state_->released = true;
   state_->nodes.clear();
@@ -236,9 +225,7 @@ void Tape::zero_gradients() noexcept {
   for (auto& node : state_->nodes)
     node.gradient.reset();
 }
-// endregion: tape-lifetime
 
-// region: tape-introspection
 std::vector<NodeInfo> Tape::nodes() const {
   std::vector<NodeInfo> out;
   for (std::size_t id = 0; id < state_->nodes.size(); ++id) {
@@ -252,11 +239,9 @@ std::vector<NodeInfo> Tape::nodes() const {
 const std::vector<std::size_t>& Tape::last_backward_order() const noexcept {
   return state_->last_order;
 }
-// endregion: tape-introspection
 
 // recording and backward
 
-// region: entry-points
 std::expected<TensorValue, AutogradError> record_op(std::string_view op,
                                                     tensor::Tensor value,
                                                     std::vector<TensorValue> parents,
@@ -269,6 +254,5 @@ std::expected<void, AutogradError> backward(const TensorValue& output,
                                             const tensor::Tensor& upstream) {
   return detail::TapeState::run_backward(output, upstream);
 }
-// endregion: entry-points
 
 }  // namespace llmfs::autograd

@@ -23,7 +23,6 @@ struct TapeState;
 
 class Tape;
 
-// region: tensor-value
 /// A cheap handle to one node of a tape: shared ownership of the tape state plus the
 /// node index.
 ///
@@ -66,9 +65,7 @@ class TensorValue {
   tensor::Shape shape_;
   bool requires_gradient_ = false;
 };
-// endregion: tensor-value
 
-// region: backward-context
 /// What a backward closure sees: its op's upstream gradient and values, and a way to
 /// ADD gradient contributions into its parents.
 class BackwardContext {
@@ -106,17 +103,13 @@ class BackwardContext {
   std::vector<tensor::Tensor*> parent_gradients_;
   std::string_view op_;
 };
-// endregion: backward-context
 
-// region: backward-fn
 /// A backward closure: reads the context and ADDS each parent's contribution with
 /// BackwardContext::accumulate(). It must not capture TensorValue handles (that would
 /// make the tape own itself); everything it needs is in the context or captured as
 /// plain data.
 using BackwardFn = std::function<std::expected<void, AutogradError>(BackwardContext&)>;
-// endregion: backward-fn
 
-// region: node-info
 /// What the tape says about one node, for reports and diagrams: no values, no
 /// closures.
 struct NodeInfo {
@@ -126,9 +119,7 @@ struct NodeInfo {
   tensor::Shape shape;               ///< the value's shape
   bool requires_gradient = false;    ///< reached by at least one parameter
 };
-// endregion: node-info
 
-// region: tape-class
 /// A handle to a tape: a growing list of nodes (value, parents, backward closure,
 /// gradient).
 ///
@@ -172,7 +163,6 @@ class Tape {
   explicit Tape(std::shared_ptr<detail::TapeState> state) : state_(std::move(state)) {}
   std::shared_ptr<detail::TapeState> state_;
 };
-// endregion: tape-class
 
 // region: record-and-backward
 /// Records a custom differentiable op: its already computed forward `value`, its

@@ -7,7 +7,6 @@ namespace llmfs::autograd {
 namespace {
 
 // Every input as a parameter of `tape`, in order.
-// region: evaluate-loss
 std::vector<TensorValue> parameters_on(Tape& tape,
                                        std::span<const tensor::Tensor> inputs) {
   std::vector<TensorValue> parameters;
@@ -26,9 +25,8 @@ std::expected<tensor::Tensor, AutogradError> evaluate_loss(
   const TensorValue value = LLMFS_TRY(loss(tape, parameters));
   return value.value();
 }
-// endregion: evaluate-loss
 
-// region: tape-gradients
+// region: tape-gradient-check
 std::expected<std::vector<tensor::Tensor>, TapeGradientCheckError> tape_gradients(
     const LossBuilder& loss, std::span<const tensor::Tensor> inputs) {
   Tape tape;
@@ -42,9 +40,7 @@ std::expected<std::vector<tensor::Tensor>, TapeGradientCheckError> tape_gradient
     gradients.push_back(LLMFS_TRY_AT("gradient", parameter.gradient()));
   return gradients;
 }
-// endregion: tape-gradients
 
-// region: check-tape-gradients
 std::expected<GradientCheckReport, TapeGradientCheckError> check_tape_gradients(
     const LossBuilder& loss, std::span<const tensor::Tensor> inputs,
     GradientCheckOptions options) {
@@ -55,6 +51,6 @@ std::expected<GradientCheckReport, TapeGradientCheckError> check_tape_gradients(
   };
   return check_gradients(f, inputs, analytic, options);
 }
-// endregion: check-tape-gradients
+// endregion: tape-gradient-check
 
 }  // namespace llmfs::autograd

@@ -18,12 +18,10 @@
 
 namespace llmfs::autograd {
 
-// region: loss-builder
 /// Builds a scalar loss on `tape` from `inputs` (one TensorValue per input tensor, in
 /// order). The loss must have exactly one element (any rank).
 using LossBuilder = std::function<std::expected<TensorValue, AutogradError>(
     Tape& tape, std::span<const TensorValue> inputs)>;
-// endregion: loss-builder
 
 /// The error of a tape gradient check: a GradientCheckError whose wrapped cause is the
 /// tape's (or the loss builder's) AutogradError.
