@@ -42,7 +42,7 @@ LossBuilder fixture_loss(const Tensor& upstream) {
     const auto output = layer ? layer->forward(in[0]) : std::unexpected(layer.error());
     if (!output) {
       return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "layer",
-                                            fmt::format("{}", output.error())});
+                                           fmt::format("{}", output.error())});
     }
     const TensorValue weighted =
         LLMFS_TRY(llmfs::autograd::multiply(*output, tape.constant(upstream)));
@@ -57,7 +57,8 @@ Step<Pass> run_fixture() {
       LLMFS_TRY_AT("input", Tensor::from(Shape{2, 3}, kInput)),
       LLMFS_TRY_AT("weight", Tensor::from(Shape{3, 2}, kWeight)),
       LLMFS_TRY_AT("bias", Tensor::from(Shape{2}, kBias))};
-  const Tensor upstream = LLMFS_TRY_AT("upstream", Tensor::from(Shape{2, 2}, kUpstream));
+  const Tensor upstream =
+      LLMFS_TRY_AT("upstream", Tensor::from(Shape{2, 2}, kUpstream));
   Tape tape;
   const TensorValue x = tape.parameter(point[0]);
   const Linear layer = LLMFS_TRY_AT(
@@ -85,8 +86,8 @@ Step<Pass> run_fixture() {
 // non-square weight in PyTorch's layout [2, 3] meets a [2, 3] input: refused.
 Step<Trap> run_trap() {
   Tape tape;
-  auto apply = [&tape](const std::vector<double>& weight, std::size_t in, std::size_t out,
-                       const Tensor& input) -> Step<Tensor> {
+  auto apply = [&tape](const std::vector<double>& weight, std::size_t in,
+                       std::size_t out, const Tensor& input) -> Step<Tensor> {
     const Tensor w = LLMFS_TRY_AT("weight", Tensor::from(Shape{in, out}, weight));
     const Linear layer = LLMFS_TRY_AT("layer", ch19_layer(tape.parameter(w), {}));
     const TensorValue y = LLMFS_TRY_AT("forward", layer.forward(tape.constant(input)));
@@ -99,7 +100,8 @@ Step<Trap> run_trap() {
   const Tensor x = LLMFS_TRY_AT("X", Tensor::from(Shape{2, 3}, kInput));
   std::vector<double> torch_layout(6);  // Wᵀ [out=2, in=3]
   for (std::size_t i = 0; i < 3; ++i)
-    for (std::size_t j = 0; j < 2; ++j) torch_layout[j * 3 + i] = kWeight[i * 2 + j];
+    for (std::size_t j = 0; j < 2; ++j)
+      torch_layout[j * 3 + i] = kWeight[i * 2 + j];
   auto refused = apply(torch_layout, 2, 3, x);
   trap.non_square = refused ? "accepted" : refused.error().cause->text;
   return trap;
@@ -115,7 +117,8 @@ std::vector<std::array<std::string, 2>> refusals() {
   const Linear layer = *ch19_layer(weight(Shape{3, 2}), weight(Shape{2}));
   return {
       {"weight_rank", snippets::error_text(ch19_layer(weight(Shape{6}), {}))},
-      {"bias_shape", snippets::error_text(ch19_layer(weight(Shape{3, 2}), weight(Shape{3})))},
+      {"bias_shape",
+       snippets::error_text(ch19_layer(weight(Shape{3, 2}), weight(Shape{3})))},
       {"input_rank", snippets::error_text(layer.forward(weight(Shape{3})))},
       {"input_width", snippets::error_text(layer.forward(weight(Shape{2, 2})))},
       {"zero_width", snippets::error_text(Linear::create(tape, "fc", 0, 2, true, rng))},
@@ -128,8 +131,10 @@ Step<Exercises> solve_exercises() {
   Exercises x;
   Tape tape;
   llmfs::SplitMix64 rng(19);
-  const Linear wide = LLMFS_TRY_AT("wide", Linear::create(tape, "wide", 64, 256, true, rng));
-  const Linear bare = LLMFS_TRY_AT("bare", Linear::create(tape, "bare", 64, 256, false, rng));
+  const Linear wide =
+      LLMFS_TRY_AT("wide", Linear::create(tape, "wide", 64, 256, true, rng));
+  const Linear bare =
+      LLMFS_TRY_AT("bare", Linear::create(tape, "bare", 64, 256, false, rng));
   x.wide_with_bias = wide.parameter_count();
   x.wide_without_bias = bare.parameter_count();
   // A one-hot input reads one row of W, plus b.
@@ -150,7 +155,8 @@ Step<Exercises> solve_exercises() {
   for (std::size_t i = 0; i < 2; ++i) {
     for (std::size_t j = 0; j < 2; ++j) {
       double swapped = 0.0;  // (X·Sᵀ)[i][j], written out
-      for (std::size_t k = 0; k < 2; ++k) swapped += kSquareInput[i * 2 + k] * s[j * 2 + k];
+      for (std::size_t k = 0; k < 2; ++k)
+        swapped += kSquareInput[i * 2 + k] * s[j * 2 + k];
       x.symmetric_difference =
           std::max(x.symmetric_difference, std::fabs(a.values()[i * 2 + j] - swapped));
     }

@@ -1,8 +1,8 @@
 // Chapter 19
 #pragma once
 // Chapter 19's program: every value its report and trace print, gathered once from the
-// linear layer (src/llmfs/nn/linear.hpp) on the Chapter-15 tape and Chapter 13's checker,
-// and the functions that render them.
+// linear layer (src/llmfs/nn/linear.hpp) on the Chapter-15 tape and Chapter 13's
+// checker, and the functions that render them.
 
 #include <array>
 #include <cstddef>
@@ -24,13 +24,13 @@ using snippets::Step;
 /// The fixture's forward and backward pass: Y = X·W + b, L = Σ Y ⊙ G.
 struct Pass {
   std::vector<Tensor> operands;  ///< X [2, 3], W [3, 2], b [2] and G [2, 2]
-  Tensor output;                ///< Y [2, 2]
-  double loss = 0.0;            ///< Σ Y ⊙ G
-  Tensor weight_gradient;       ///< ∂L/∂W = Xᵀ·G [3, 2]
-  Tensor bias_gradient;         ///< ∂L/∂b = Σ_t G [2]
-  Tensor input_gradient;        ///< ∂L/∂X = G·Wᵀ [2, 3]
-  std::size_t parameters = 0;   ///< in·out + out
-  GradientCheckReport check{};  ///< central differences on (X, W, b)
+  Tensor output;                 ///< Y [2, 2]
+  double loss = 0.0;             ///< Σ Y ⊙ G
+  Tensor weight_gradient;        ///< ∂L/∂W = Xᵀ·G [3, 2]
+  Tensor bias_gradient;          ///< ∂L/∂b = Σ_t G [2]
+  Tensor input_gradient;         ///< ∂L/∂X = G·Wᵀ [2, 3]
+  std::size_t parameters = 0;    ///< in·out + out
+  GradientCheckReport check{};   ///< central differences on (X, W, b)
 };
 
 /// The square-matrix trap: the same input through the right and the wrong layout.

@@ -30,7 +30,8 @@ std::expected<SwiGluFeedForward, NnError> ch20_layer(const TensorValue& gate,
 }
 
 std::size_t ch20_zeros(const Tensor& t) {
-  return static_cast<std::size_t>(std::count(t.values().begin(), t.values().end(), 0.0));
+  return static_cast<std::size_t>(
+      std::count(t.values().begin(), t.values().end(), 0.0));
 }
 
 }  // namespace
@@ -45,7 +46,7 @@ LossBuilder fixture_loss() {
     const auto output = layer ? layer->forward(in[0]) : std::unexpected(layer.error());
     if (!output) {
       return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "layer",
-                                            fmt::format("{}", output.error())});
+                                           fmt::format("{}", output.error())});
     }
     return llmfs::autograd::sum(*output);
   };
@@ -61,7 +62,8 @@ Step<Pass> run_fixture() {
                    LLMFS_TRY_AT("W2", Tensor::from(Shape{3, 2}, kDown))};
   Tape tape;
   std::vector<TensorValue> leaves;
-  for (const Tensor& t : pass.operands) leaves.push_back(tape.parameter(t));
+  for (const Tensor& t : pass.operands)
+    leaves.push_back(tape.parameter(t));
   const SwiGluFeedForward layer =
       LLMFS_TRY_AT("layer", ch20_layer(leaves[1], leaves[2], leaves[3]));
   const auto stages = LLMFS_TRY_AT("forward", layer.forward_stages(leaves[0]));
@@ -103,19 +105,19 @@ std::vector<std::array<std::string, 2>> refusals() {
   Tape tape;
   llmfs::SplitMix64 rng(20);
   auto zeros = [&tape](Shape shape) { return tape.parameter(Tensor::zeros(shape)); };
-  const auto layer = ch20_layer(zeros(Shape{2, 3}), zeros(Shape{2, 3}), zeros(Shape{3, 2}));
+  const auto layer =
+      ch20_layer(zeros(Shape{2, 3}), zeros(Shape{2, 3}), zeros(Shape{3, 2}));
   using snippets::error_text;
-  return {
-      {"up_width", error_text(ch20_layer(zeros(Shape{2, 3}), zeros(Shape{2, 4}),
-                                         zeros(Shape{3, 2})))},
-      {"down_layout", error_text(ch20_layer(zeros(Shape{2, 3}), zeros(Shape{2, 3}),
-                                            zeros(Shape{2, 3})))},
-      {"input_width", error_text(layer->forward(zeros(Shape{2, 3})))},
-      {"zero_multiple", error_text(llmfs::nn::swiglu_hidden_width(64, 0))},
-      {"empty_name", error_text(SwiGluFeedForward::create(tape, "", 2, 3, rng))},
-      {"duplicate_name",
-       error_text(SwiGluFeedForward::from_parameters(
-           {"w", zeros(Shape{2, 3})}, {"w", zeros(Shape{2, 3})}, {"v", zeros(Shape{3, 2})}))}};
+  return {{"up_width", error_text(ch20_layer(zeros(Shape{2, 3}), zeros(Shape{2, 4}),
+                                             zeros(Shape{3, 2})))},
+          {"down_layout", error_text(ch20_layer(zeros(Shape{2, 3}), zeros(Shape{2, 3}),
+                                                zeros(Shape{2, 3})))},
+          {"input_width", error_text(layer->forward(zeros(Shape{2, 3})))},
+          {"zero_multiple", error_text(llmfs::nn::swiglu_hidden_width(64, 0))},
+          {"empty_name", error_text(SwiGluFeedForward::create(tape, "", 2, 3, rng))},
+          {"duplicate_name", error_text(SwiGluFeedForward::from_parameters(
+                                 {"w", zeros(Shape{2, 3})}, {"w", zeros(Shape{2, 3})},
+                                 {"v", zeros(Shape{3, 2})}))}};
 }
 // endregion: refusals
 
@@ -123,14 +125,16 @@ Step<Exercises> solve_exercises(const Pass& pass) {
   Exercises x;
   Tape tape;
   llmfs::SplitMix64 rng(20);
-  const std::size_t hidden = LLMFS_TRY_AT("width", llmfs::nn::swiglu_hidden_width(64, 8));
+  const std::size_t hidden =
+      LLMFS_TRY_AT("width", llmfs::nn::swiglu_hidden_width(64, 8));
   const SwiGluFeedForward layer =
       LLMFS_TRY_AT("create", SwiGluFeedForward::create(tape, "ffn", 64, hidden, rng));
   x.created_parameters = layer.parameter_count();
   x.closed_gates = ch20_zeros(pass.gate);
   x.zero_up_gradients = ch20_zeros(pass.gradients[2]);
   x.zero_gate_gradients = ch20_zeros(pass.gradients[1]);
-  x.llama_hidden_width = LLMFS_TRY_AT("llama", llmfs::nn::swiglu_hidden_width(4096, 256));
+  x.llama_hidden_width =
+      LLMFS_TRY_AT("llama", llmfs::nn::swiglu_hidden_width(4096, 256));
   return x;
 }
 

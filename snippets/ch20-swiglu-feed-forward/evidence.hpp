@@ -39,8 +39,8 @@ struct Pass {
 
 /// The hidden-width rule at one model width.
 struct Width {
-  std::size_t model_width = 0;   ///< d_model
-  std::size_t multiple = 0;      ///< the rounding multiple
+  std::size_t model_width = 0;  ///< d_model
+  std::size_t multiple = 0;     ///< the rounding multiple
   std::size_t hidden_width = 0;  ///< d_ff = ⌈8·d_model/3⌉ rounded up to the multiple
   std::size_t parameters = 0;    ///< 3·d_model·d_ff
   std::size_t classic = 0;       ///< 8·d_model²: two matrices at width 4·d_model
@@ -57,9 +57,9 @@ struct Exercises {
 
 /// Everything the report and the trace print.
 struct Evidence {
-  Pass pass;                                       ///< the fixture
-  std::vector<Width> widths;                       ///< the rule at several widths
-  std::size_t ungated_parameters = 0;              ///< SwiGLU at d_ff = 4·64: 3·64·256
+  Pass pass;                           ///< the fixture
+  std::vector<Width> widths;           ///< the rule at several widths
+  std::size_t ungated_parameters = 0;  ///< SwiGLU at d_ff = 4·64: 3·64·256
   std::vector<std::array<std::string, 2>> errors;  ///< name and the error text
   Exercises exercises;                             ///< the exercise answers
 };

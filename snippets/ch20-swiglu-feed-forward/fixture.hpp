@@ -15,8 +15,8 @@ inline const double kLn3 = std::log(3.0);
 inline const std::vector<double> kInput = {1, 0,  //
                                            0, 1};
 /// The gate W₁ [d_model=2, d_ff=3].
-inline const std::vector<double> kGate = {0, kLn3, -kLn3,  //
-                                          kLn3, 0, 0};
+inline const std::vector<double> kGate = {0,    kLn3, -kLn3,  //
+                                          kLn3, 0,    0};
 /// The up projection W₃ [d_model=2, d_ff=3].
 inline const std::vector<double> kUp = {1, 2, 4,  //
                                         2, 1, 1};

@@ -44,7 +44,8 @@ constexpr std::string_view kSwiGluStage = "swiglu";
                   fmt::format("d_model {}, multiple {}", model_width, multiple));
   }
   constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
-  if (model_width > (most - 2) / 8 || (8 * model_width + 2) / 3 > most - (multiple - 1)) {
+  if (model_width > (most - 2) / 8 ||
+      (8 * model_width + 2) / 3 > most - (multiple - 1)) {
     return reject(NnErrorCode::size_overflow, stage,
                   fmt::format("d_model {}, multiple {}", model_width, multiple));
   }

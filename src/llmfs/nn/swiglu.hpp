@@ -31,8 +31,8 @@ namespace llmfs::nn {
 // endregion: hidden-width-api
 
 // region: swiglu-stages
-/// Every stage of one SwiGLU forward pass, named as in Chapter 20; each is a tape value,
-/// so a chapter program can read it and a backward pass fills its gradient.
+/// Every stage of one SwiGLU forward pass, named as in Chapter 20; each is a tape
+/// value, so a chapter program can read it and a backward pass fills its gradient.
 struct SwiGluForward {
   autograd::TensorValue gate_input;  ///< A = X·W₁, `[..., d_ff]`
   autograd::TensorValue gate;        ///< S = SiLU(A), `[..., d_ff]`
@@ -52,7 +52,8 @@ class SwiGluFeedForward {
  public:
   /// Draws W₁, W₃ (fan-in d_model) and W₂ (fan-in d_ff) in that order with
   /// Linear::create. All three are validated before `rng` moves: a rejected call leaves
-  /// it unchanged. \return the errors of Linear::create (stage `linear <name>.gate`, ...).
+  /// it unchanged. \return the errors of Linear::create (stage `linear <name>.gate`,
+  /// ...).
   [[nodiscard]] static std::expected<SwiGluFeedForward, NnError> create(
       autograd::Tape& tape, std::string_view name, std::size_t model_width,
       std::size_t hidden_width, SplitMix64& rng);
