@@ -30,22 +30,30 @@ std::expected<Linear, llmfs::nn::NnError> ch19_layer(const TensorValue& w,
   return Linear::from_parameters({"fc.weight", w}, NamedParameter{"fc.bias", *b});
 }
 
+// The layer's forward pass for a loss builder: a layer error reaches Chapter 13's
+// checker as an AutogradError carrying its text.
+std::expected<TensorValue, AutogradError> ch19_forward(const TensorValue& x,
+                                                       const TensorValue& w,
+                                                       const TensorValue& b) {
+  const auto layer = ch19_layer(w, b);
+  const auto output = layer ? layer->forward(x) : std::unexpected(layer.error());
+  if (!output) {
+    return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "layer",
+                                         fmt::format("{}", output.error())});
+  }
+  return *output;
+}
+
 }  // namespace
 
 // region: fixture-loss
-// L = Σ (X·W + b) ⊙ G through the library's layer; inputs = (X, W, b). A layer error
-// reaches the checker as an AutogradError carrying its text.
+// L = Σ (X·W + b) ⊙ G through the library's layer; inputs = (X, W, b).
 LossBuilder fixture_loss(const Tensor& upstream) {
   return [upstream](Tape& tape, std::span<const TensorValue> in)
              -> std::expected<TensorValue, AutogradError> {
-    const auto layer = ch19_layer(in[1], in[2]);
-    const auto output = layer ? layer->forward(in[0]) : std::unexpected(layer.error());
-    if (!output) {
-      return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "layer",
-                                           fmt::format("{}", output.error())});
-    }
+    const TensorValue output = LLMFS_TRY(ch19_forward(in[0], in[1], in[2]));
     const TensorValue weighted =
-        LLMFS_TRY(llmfs::autograd::multiply(*output, tape.constant(upstream)));
+        LLMFS_TRY(llmfs::autograd::multiply(output, tape.constant(upstream)));
     return llmfs::autograd::sum(weighted);
   };
 }

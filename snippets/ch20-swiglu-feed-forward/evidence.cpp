@@ -34,22 +34,30 @@ std::size_t ch20_zeros(const Tensor& t) {
       std::count(t.values().begin(), t.values().end(), 0.0));
 }
 
+// The layer's forward pass for a loss builder: a layer error reaches Chapter 13's
+// checker as an AutogradError carrying its text.
+std::expected<TensorValue, AutogradError> ch20_forward(
+    std::span<const TensorValue> in) {
+  const auto layer = ch20_layer(in[1], in[2], in[3]);
+  const auto output = layer ? layer->forward(in[0]) : std::unexpected(layer.error());
+  if (!output) {
+    return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "layer",
+                                         fmt::format("{}", output.error())});
+  }
+  return *output;
+}
+
 }  // namespace
 
 // region: fixture-loss
-// L = Σ SwiGLU(X) through the library's layer; inputs = (X, W₁, W₃, W₂). A layer error
-// reaches the checker as an AutogradError carrying its text.
+// L = Σ SwiGLU(X) through the library's layer; inputs = (X, W₁, W₃, W₂).
 LossBuilder fixture_loss() {
-  return [](Tape&, std::span<const TensorValue> in)
-             -> std::expected<TensorValue, AutogradError> {
-    const auto layer = ch20_layer(in[1], in[2], in[3]);
-    const auto output = layer ? layer->forward(in[0]) : std::unexpected(layer.error());
-    if (!output) {
-      return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "layer",
-                                           fmt::format("{}", output.error())});
-    }
-    return llmfs::autograd::sum(*output);
-  };
+  return
+      [](Tape&,
+         std::span<const TensorValue> in) -> std::expected<TensorValue, AutogradError> {
+        const TensorValue output = LLMFS_TRY(ch20_forward(in));
+        return llmfs::autograd::sum(output);
+      };
 }
 // endregion: fixture-loss
 
