@@ -24,17 +24,16 @@ using llmfs::nn::NamedParameter;
 using llmfs::tensor::Shape;
 
 // A layer over two tape values: weight `w` [in, out], bias `b` [out] if given.
-std::expected<Linear, llmfs::nn::NnError> ch19_layer(const TensorValue& w,
-                                                     std::optional<TensorValue> b) {
+[[nodiscard]] std::expected<Linear, llmfs::nn::NnError> ch19_layer(
+    const TensorValue& w, std::optional<TensorValue> b) {
   if (!b) return Linear::from_parameters({"fc.weight", w});
   return Linear::from_parameters({"fc.weight", w}, NamedParameter{"fc.bias", *b});
 }
 
 // The layer's forward pass for a loss builder: a layer error reaches Chapter 13's
 // checker as an AutogradError carrying its text.
-std::expected<TensorValue, AutogradError> ch19_forward(const TensorValue& x,
-                                                       const TensorValue& w,
-                                                       const TensorValue& b) {
+[[nodiscard]] std::expected<TensorValue, AutogradError> ch19_forward(
+    const TensorValue& x, const TensorValue& w, const TensorValue& b) {
   const auto layer = ch19_layer(w, b);
   const auto output = layer ? layer->forward(x) : std::unexpected(layer.error());
   if (!output) {

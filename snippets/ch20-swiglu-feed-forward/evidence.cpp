@@ -22,9 +22,8 @@ using llmfs::nn::SwiGluFeedForward;
 using llmfs::tensor::Shape;
 
 // A layer over three tape values W₁, W₃, W₂ under the names ffn.gate/up/down.weight.
-std::expected<SwiGluFeedForward, NnError> ch20_layer(const TensorValue& gate,
-                                                     const TensorValue& up,
-                                                     const TensorValue& down) {
+[[nodiscard]] std::expected<SwiGluFeedForward, NnError> ch20_layer(
+    const TensorValue& gate, const TensorValue& up, const TensorValue& down) {
   return SwiGluFeedForward::from_parameters(
       {"ffn.gate.weight", gate}, {"ffn.up.weight", up}, {"ffn.down.weight", down});
 }
@@ -36,7 +35,7 @@ std::size_t ch20_zeros(const Tensor& t) {
 
 // The layer's forward pass for a loss builder: a layer error reaches Chapter 13's
 // checker as an AutogradError carrying its text.
-std::expected<TensorValue, AutogradError> ch20_forward(
+[[nodiscard]] std::expected<TensorValue, AutogradError> ch20_forward(
     std::span<const TensorValue> in) {
   const auto layer = ch20_layer(in[1], in[2], in[3]);
   const auto output = layer ? layer->forward(in[0]) : std::unexpected(layer.error());

@@ -130,9 +130,9 @@ TEST(SwiGlu, ForwardKeepsTheShapeAndRefusesAWrongWidth) {
   ASSERT_TRUE(
       llmfs::autograd::backward(stages->output, Tensor::full(Shape{2, 1, 1}, 1.0))
           .has_value());
-  // ∂y/∂a = SiLU'(0)·u·v·x = ½·3·5·x: the closed gate still learns.
-  EXPECT_EQ(*layer->gate().weight().value.gradient(),
-            make(Shape{1, 1}, {7.5 * 2 - 7.5}));
+  // ∂L/∂W₁ = Σ_t x_t·SiLU'(0)·u_t·v = ½·5·Σ_t x_t·3x_t = 7.5·(4 + 1): the closed
+  // gate still learns.
+  EXPECT_EQ(*layer->gate().weight().value.gradient(), make(Shape{1, 1}, {37.5}));
   EXPECT_EQ(*layer->up().weight().value.gradient(), make(Shape{1, 1}, {0}));
   auto wide = layer->forward(tape.constant(Tensor::zeros(Shape{2, 2})));
   ASSERT_FALSE(wide.has_value());
