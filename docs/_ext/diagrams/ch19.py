@@ -33,9 +33,14 @@ def _matrix(record):
     return html, text
 
 
-def _flow(parts):
-    arrow = '<span class="llmfs-arrow" aria-hidden="true"></span>'
-    return '<div class="llmfs-flow">' + arrow.join(parts) + "</div>"
+def _flow(parts, operators):
+    """Boxes joined by the operators between them (`·`, `+`, `=`), or by a gap ("")."""
+    out = [parts[0]]
+    for op, part in zip(operators, parts[1:]):
+        if op:
+            out.append(f'<span class="llmfs-mono" aria-hidden="true">{esc(op)}</span>')
+        out.append(part)
+    return '<div class="llmfs-flow">' + "".join(out) + "</div>"
 
 
 def render(records):
@@ -53,8 +58,8 @@ def render(records):
     text += ["- " + drawn[n][1] for n in ("X", "W", "b", "Y")]
     text.append("Backward, from the upstream G:")
     text += ["- " + drawn[n][1] for n in ("G", "dW", "db", "dX")]
-    forward = _flow([drawn[n][0] for n in ("X", "W", "b", "Y")])
-    backward = _flow([drawn[n][0] for n in ("G", "dW", "db", "dX")])
+    forward = _flow([drawn[n][0] for n in ("X", "W", "b", "Y")], ["·", "+", "="])
+    backward = _flow([drawn[n][0] for n in ("G", "dW", "db", "dX")], ["", "", ""])
     trap_rows = []
     text.append("The square trap, X = the same input, W = [[1,2],[3,4]] stored [in, out]:")
     for t in traps:
