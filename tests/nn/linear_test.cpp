@@ -253,3 +253,17 @@ TEST(Linear, ForwardRejectsWrongInputsAndWrapsReleasedTapes) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Linear, ParameterCountIsInTimesOutPlusTheBias) {
+  Tape tape;
+  SplitMix64 rng(19);
+  EXPECT_EQ(Linear::create(tape, "a", 3, 5, true, rng)->parameter_count(), 20u);
+  EXPECT_EQ(Linear::create(tape, "b", 3, 5, false, rng)->parameter_count(), 15u);
+  auto unnamed = Linear::create(tape, "", 3, 5, false, rng);
+  ASSERT_FALSE(unnamed.has_value());
+  EXPECT_EQ(fmt::format("{}", unnamed.error()), "linear (no name): empty name");
+}
+
+}  // namespace

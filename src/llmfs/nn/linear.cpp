@@ -12,10 +12,12 @@ namespace llmfs::nn {
 
 namespace {
 
+// The stage of every error: `linear <name>`, or `linear (no name)`.
 std::string stage_of(std::string_view name) {
-  return fmt::format("linear {}", name);
+  return fmt::format("linear {}", name.empty() ? "(no name)" : name);
 }
 
+// region: linear-create-checks
 // A layer `name` of in·out weights (and out biases) can be drawn on `tape`.
 [[nodiscard]] std::expected<void, NnError> check_create(const autograd::Tape& tape,
                                                         std::string_view name,
@@ -35,7 +37,9 @@ std::string stage_of(std::string_view name) {
   if (tape.released()) return reject(NnErrorCode::released_tape, stage_of(name));
   return {};
 }
+// endregion: linear-create-checks
 
+// region: linear-parameter-checks
 // A weight [in, out] and an optional bias [out] on the same tape, under distinct names.
 [[nodiscard]] std::expected<void, NnError> check_parameters(
     const NamedParameter& weight, const std::optional<NamedParameter>& bias) {
@@ -64,7 +68,9 @@ std::string stage_of(std::string_view name) {
   }
   return {};
 }
+// endregion: linear-parameter-checks
 
+// region: linear-input-checks
 // An input [..., T, in] for a layer of input width `in`.
 [[nodiscard]] std::expected<void, NnError> check_input(const tensor::Shape& shape,
                                                        std::size_t in,
@@ -79,9 +85,11 @@ std::string stage_of(std::string_view name) {
   }
   return {};
 }
+// endregion: linear-input-checks
 
 }  // namespace
 
+// region: linear-create
 std::expected<Linear, NnError> Linear::create(autograd::Tape& tape,
                                               std::string_view name, std::size_t in,
                                               std::size_t out, bool bias,
@@ -107,7 +115,9 @@ std::expected<Linear, NnError> Linear::from_parameters(
   LLMFS_TRY(check_parameters(weight, bias));
   return Linear(std::move(weight), std::move(bias));
 }
+// endregion: linear-create
 
+// region: linear-forward
 std::expected<autograd::TensorValue, NnError> Linear::forward(
     const autograd::TensorValue& x) const {
   // x: [..., in] -> [..., out]
@@ -123,5 +133,10 @@ std::vector<NamedParameter> Linear::parameters() const {
   if (bias_) list.push_back(*bias_);
   return list;
 }
+
+std::size_t Linear::parameter_count() const noexcept {
+  return input_width() * output_width() + (bias_ ? output_width() : 0);
+}
+// endregion: linear-forward
 
 }  // namespace llmfs::nn

@@ -16,11 +16,13 @@
 
 namespace llmfs::nn {
 
+// region: linear-create-api
 /// A learned affine map over the last axis: `[..., in] -> [..., out]`, `Y = X·W + b`.
 ///
 /// The weight is stored `[in, out]` and applied on the right, as in Vaswani et al.
 /// (2017); the bias is optional (attention layers have none). Parameters are named
-/// `<name>.weight` and `<name>.bias`.
+/// `<name>.weight` and `<name>.bias`. PyTorch's `nn.Linear` stores the transpose,
+/// `[out, in]`, and computes `X·Wᵀ + b`: the same map, the other layout (Chapter 19).
 class Linear {
  public:
   /// Creates `<name>.weight` `[in, out]` and, if `bias`, `<name>.bias` `[out]` as
@@ -43,7 +45,9 @@ class Linear {
   ///         <weight name>`).
   [[nodiscard]] static std::expected<Linear, NnError> from_parameters(
       NamedParameter weight, std::optional<NamedParameter> bias = std::nullopt);
+  // endregion: linear-create-api
 
+  // region: linear-forward-api
   /// `x [..., in] -> [..., out]`: `x·W`, plus `b` broadcast over the leading axes.
   /// \return NnErrorCode::input_rank (rank < 2), NnErrorCode::input_width, or
   ///         NnErrorCode::autograd wrapping the tape error (e.g. a released input).
@@ -66,6 +70,9 @@ class Linear {
   [[nodiscard]] std::size_t output_width() const noexcept {
     return weight_.value.shape()[1];
   }
+  /// The number of learned scalars: `in·out`, plus `out` with a bias.
+  [[nodiscard]] std::size_t parameter_count() const noexcept;
+  // endregion: linear-forward-api
 
  private:
   Linear(NamedParameter weight, std::optional<NamedParameter> bias)
