@@ -68,7 +68,7 @@ def _rule(rules, docs, text):
                      f'fill="currentColor"/><text x="{x:.2f}" y="{BAR_TOP - 11}" font-size="9" '
                      f'text-anchor="middle" fill="currentColor">{esc(index)}</text>')
     parts.append(f'<text x="{BAR_LEFT}" y="{bottom + 16}" font-size="9" fill="currentColor">'
-                 f'bucket 0</text></svg>')
+                 f'bucket 0 at the left; ▾ N above the bar: document N of the fixture, at its bucket</text></svg>')
     text.append("Above the bar, each fixture document's number marks its bucket: "
                 + ", ".join(f"document {d.fields.get('index')} in bucket {d.fields.get('bucket')}" for d in docs) + ".")
     return "".join(parts)

@@ -63,9 +63,10 @@ def render(records):
     for sh in shares:
         step, node, slot, to, value = need(sh, "step", "node", "slot", "to", "value")
         by_step.setdefault(step, []).append((slot, to, value))
-    received = {}
-    for _, to, value in (x for v in by_step.values() for x in v):
-        received.setdefault(to, []).append(value)
+    received, senders = {}, {}
+    for sh in shares:
+        received.setdefault(sh.fields["to"], []).append(sh.fields["value"])
+        senders.setdefault(sh.fields["to"], set()).add(sh.fields["node"])
     gradient_of = {need(n, "id")[0]: need(n, "gradient")[0] for n in nodes}
     boxes = []
     order = []
@@ -86,12 +87,21 @@ def render(records):
             + "</div>")
     text.append("Backward order, each closure's share per parent slot: " + "; ".join(order) + ".")
     sums = []
+    op_of = {need(n, "id")[0]: need(n, "op")[0] for n in nodes}
+    value_of = {need(n, "id")[0]: need(n, "value")[0] for n in nodes}
     for target, values in received.items():
         if len(values) > 1:
+            why = ""
+            (sender,) = senders[target] if len(senders[target]) == 1 else (None,)
+            if sender is not None and op_of.get(sender) == "multiply":
+                # a multiply whose two slots are the same node: each slot gets upstream ⊙ the other slot
+                why = (f" Each is node {sender}'s gradient {gradient_of.get(sender, '?')} multiplied element by element by the other "
+                       f"slot's value, node {target}'s {value_of.get(target, '?')}: 1⊙Y.")
             sums.append(f'<p class="llmfs-highlight">Node {esc(target)} receives {len(values)} shares, '
                         f'<span class="llmfs-mono">{" + ".join(esc(v) for v in values)}</span>, and they are '
-                        f'added: its gradient is <span class="llmfs-mono">{esc(gradient_of.get(target, "?"))}</span>.</p>')
+                        f'added: its gradient is <span class="llmfs-mono">{esc(gradient_of.get(target, "?"))}</span>.'
+                        f'{esc(why)}</p>')
             text.append(f"Node {target} receives {len(values)} shares, {' + '.join(values)}, added into its "
-                        f"gradient {gradient_of.get(target, '?')}.")
+                        f"gradient {gradient_of.get(target, '?')}.{why}")
     text.append("The highlighted (outlined, bold) rows and shares are the value used twice.")
     return table + flow + "".join(sums), "\n".join(text)
