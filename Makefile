@@ -46,6 +46,7 @@ book: demos
 	@echo "== regions and fences: every region shown exactly once, no hand-typed code"
 	@$(PYTHON) tests/book/book_checks.py regions .
 	@$(PYTHON) tests/book/book_checks.py fences . && $(PYTHON) tests/book/listing_check.py check .
+	@$(PYTHON) tests/book/book_checks.py predict .
 	@echo "== demos: every chapter's report and trace against its golden"
 	@ctest --preset $(PRESET) -L golden
 	@echo "== book: API reference (Doxygen) and chapters (Sphinx)"

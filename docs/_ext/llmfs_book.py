@@ -23,6 +23,20 @@ Directives (MyST fences in chapters/*.md):
       docs/_ext/diagrams/chNN.py -> (html, text_alternative); emits the HTML in a figure
       and the text alternative in a "Read this diagram as text" <details> block.
 
+  ````{answer}
+  ```{demo-output} ch16-model-autodiff-ops
+  :keys: fixture_*
+  ```
+
+  Prose that explains the answers.
+  ````
+      A Predict section's answers, folded: the body (Markdown, any directives) is rendered
+      inside <details class="llmfs-answer"><summary>Show the program's answer</summary>, closed
+      on the chapter's page so the questions above it can be answered first, and open in the
+      print view (the singlehtml builder; a @media print rule opens it on paper as well).
+      Every chapter whose "## Predict" section shows the program's output folds it
+      (tests/book/book_checks.py predict).
+
   ```{course}
   # Part V · Attention
   27 Self-attention
@@ -370,6 +384,45 @@ class TraceDiagramDirective(_BookDirective):
                                before="drawn from ", after=f" ({len(records)} records)")
         figure += caption
         return [figure, *messages]
+
+
+# --------------------------------------------------------------------------- {answer}
+
+ANSWER_SUMMARY = "Show the program's answer"
+ANSWER_PRINTED = "The program's answer"  # the summary's words on paper and in the print view
+
+
+class answer(nodes.General, nodes.Element):
+    """A Predict section's answers: a closed <details> in HTML (open in the print view)."""
+
+
+def _visit_answer_html(self, node):
+    # The print view (singlehtml) is read on paper or in one go: its answers are open.
+    opened = " open" if self.builder.name == "singlehtml" else ""
+    self.body.append(f'<details class="llmfs-answer"{opened}><summary><span class="llmfs-answer-show">'
+                     f'{html.escape(ANSWER_SUMMARY)}</span><span class="llmfs-answer-printed">'
+                     f'{html.escape(ANSWER_PRINTED)}</span></summary><div class="llmfs-answer-body">')
+
+
+def _depart_answer_html(self, node):
+    self.body.append("</div></details>")
+
+
+def _pass(self, node):
+    pass
+
+
+class AnswerDirective(_BookDirective):
+    """The program's answer to a Predict section, folded until the reader asks for it."""
+    has_content = True
+
+    def build(self):
+        if not any(line.strip() for line in self.content):
+            raise BookError("the answer is empty: put the demo output and the prose that explains it inside")
+        node = answer()
+        self.set_source_info(node)
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
 
 
 # --------------------------------------------------------------------------- {course-parts}
@@ -747,6 +800,9 @@ def setup(app):
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
     app.add_directive("course", CourseDirective)
+    app.add_node(answer, html=(_visit_answer_html, _depart_answer_html), text=(_pass, _pass),
+                 latex=(_pass, _pass), man=(_pass, _pass), texinfo=(_pass, _pass))
+    app.add_directive("answer", AnswerDirective)
     app.add_directive("api-reference", ApiReferenceDirective)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

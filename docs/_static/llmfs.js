@@ -29,3 +29,17 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", compactDiagrams);
   else compactDiagrams();
 })();
+
+// A Predict section's folded answers ({answer}) print open: opened before printing, and
+// the ones the reader had not opened are closed again afterwards.
+(function () {
+  let opened = [];
+  window.addEventListener("beforeprint", () => {
+    opened = [...document.querySelectorAll("details.llmfs-answer:not([open])")];
+    opened.forEach((d) => { d.open = true; });
+  });
+  window.addEventListener("afterprint", () => {
+    opened.forEach((d) => { d.open = false; });
+    opened = [];
+  });
+})();

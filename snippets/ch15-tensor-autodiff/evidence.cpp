@@ -1,6 +1,7 @@
 // Chapter 15
 #include "evidence.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <llmfs/core/try.hpp>
@@ -127,6 +128,31 @@ Step<FixtureRun> run_fixture() {
   run.check = LLMFS_TRY_AT("gradient check",
                            check_tape_gradients(fixture_loss, fixture_inputs()));
   return run;
+}
+
+// The same closures on the same values, one leaf per parent slot: a parent used twice
+// (the square's [4,4]) gets two leaves, so its two shares are kept apart.
+Step<std::vector<EdgeShare>> edge_shares(const FixtureRun& run) {
+  std::vector<EdgeShare> shares;
+  for (std::size_t step = 0; step < run.order.size(); ++step) {
+    const NodeInfo& node = run.nodes[run.order[step]];
+    const auto found = std::find_if(op_cases().begin(), op_cases().end(),
+                                    [&](const OpCase& c) { return c.name == node.op; });
+    if (found == op_cases().end() || !run.gradients[node.id])
+      return llmfs::reject(
+          snippets::StepCode::failed, "edge shares",
+          "no op case or gradient for node " + std::to_string(node.id));
+    Tape tape;
+    std::vector<TensorValue> leaves;
+    for (const std::size_t parent : node.parents)
+      leaves.push_back(tape.parameter(run.values[parent]));
+    const TensorValue out = LLMFS_TRY_AT("edge shares", found->op(leaves));
+    LLMFS_TRY_AT("edge shares", backward(out, *run.gradients[node.id]));
+    for (std::size_t slot = 0; slot < leaves.size(); ++slot)
+      shares.push_back({step, node.id, slot, node.parents[slot],
+                        LLMFS_TRY_AT("edge shares", leaves[slot].gradient())});
+  }
+  return shares;
 }
 
 // backward(loss, seed) `passes` times on one tape, never zeroing in between.
@@ -256,6 +282,7 @@ Step<Exercises> solve_exercises() {
 Step<Evidence> gather() {
   Evidence e;
   e.fixture = LLMFS_TRY(run_fixture());
+  e.fixture.shares = LLMFS_TRY(edge_shares(e.fixture));
   e.seed_two = LLMFS_TRY(fixture_gradients(2.0, 1));
   e.seeded_at_y = LLMFS_TRY(seeded_at_y());
   const auto once = LLMFS_TRY(fixture_gradients(1.0, 1));

@@ -20,6 +20,16 @@ using llmfs::autograd::GradientCheckReport;
 using llmfs::autograd::NodeInfo;
 using snippets::Step;
 
+/// What one backward closure added into one parent slot: node `node` (run at backward
+/// step `step`) sent `value` through its parent slot `slot` into node `to`.
+struct EdgeShare {
+  std::size_t step = 0;  ///< position in the backward order
+  std::size_t node = 0;  ///< the node whose closure ran
+  std::size_t slot = 0;  ///< the parent slot, in the op's order
+  std::size_t to = 0;    ///< the parent node that received the share
+  Tensor value;          ///< the contribution, with the parent's shape
+};
+
 /// The prediction's tape after one backward pass seeded with 1.
 struct FixtureRun {
   double loss = 0.0;                             ///< Σ (X·W + b)²
@@ -27,7 +37,8 @@ struct FixtureRun {
   std::vector<Tensor> values;                    ///< each node's forward value
   std::vector<std::optional<Tensor>> gradients;  ///< ∂loss/∂node (none: a constant)
   std::vector<std::size_t> order;                ///< closures run, in backward order
-  GradientCheckReport check{};                   ///< Chapter 13's verdict
+  std::vector<EdgeShare> shares;  ///< each closure's share per parent slot
+  GradientCheckReport check{};    ///< Chapter 13's verdict
 };
 
 /// One op's gradient checked by central differences.
@@ -61,6 +72,11 @@ struct Evidence {
 
 /// Records the fixture, runs backward(loss, 1) and reads every node.
 [[nodiscard]] Step<FixtureRun> run_fixture();
+/// Each visited node's share per parent slot: its op recorded again on a fresh tape,
+/// one leaf per slot holding that parent's value, and backward seeded with the node's
+/// gradient, so each leaf's gradient is exactly what the op's closure sent into that
+/// slot.
+[[nodiscard]] Step<std::vector<EdgeShare>> edge_shares(const FixtureRun& run);
 /// ∂X, ∂W, ∂b of the fixture on a fresh tape after `passes` calls of backward(loss,
 /// seed) with no zero_gradients() between them.
 [[nodiscard]] Step<std::vector<Tensor>> fixture_gradients(double seed, int passes);

@@ -115,6 +115,9 @@ std::string render_trace(const Evidence& e) {
     records.push_back(fmt::format("VISIT|step={}|node={}|op={}|to=[{}]", step, n.id,
                                   n.op, fmt::join(n.parents, ",")));
   }
+  for (const EdgeShare& s : f.shares)
+    records.push_back(fmt::format("SHARE|step={}|node={}|slot={}|to={}|value={}",
+                                  s.step, s.node, s.slot, s.to, tensor_text(s.value)));
   return snippets::join_lines(records);
 }
 // endregion: trace-records

@@ -191,6 +191,9 @@ CASES = [
      {**chapter("```{course}\n# Part\n01 One\n```\n"),
       "chapters/01-one.md": "# One\n\nText.\n\nSee chapter 7 (to come).\n"},
      ["01-one.md:5", "'chapter 7': there is no chapter 7 in the course"]),
+    ("an empty answer",
+     chapter("````{answer}\n\n````\n"),
+     ["index.md:5", "{answer} the answer is empty"]),
     ("trace-diagram without a renderer",
      {**chapter("```{trace-diagram} ch99-tiny\n```\n"), "snippets/ch97-norender/trace.txt": SNIPPET_TRACE,
       "chapters/index.md": "# Tiny book\n\nSome text.\n\n```{trace-diagram} ch97-norender\n```\n"},
@@ -221,7 +224,8 @@ def navigation_case() -> list[str]:
 
 def good_case() -> list[str]:
     body = ("```{region} src/demo/good.cpp#outer\n:caption: \"Doubling: the `twice` function\"\n```\n\n"
-            "```{demo-output} ch99-tiny\n:keys: out*\n```\n\n```{trace-diagram} ch99-tiny\n```\n\n"
+            "````{answer}\n```{demo-output} ch99-tiny\n:keys: out*\n```\n\nWhy it doubles.\n````\n\n"
+            "```{trace-diagram} ch99-tiny\n```\n\n"
             "```{course}\n# Part one\n01 The first\n02 The second\n```\n\n"
             "Chapter 1 is written; chapter 2 (to come) is not.\n")
     code, output, tmp = build({**chapter(body), "chapters/01-first.md": "# The first\n\nText.\n"}, builder="html")
@@ -239,7 +243,9 @@ def good_case() -> list[str]:
                      '<a class="llmfs-chapter-ref reference internal" href="01-first.html">Chapter 1</a>',
                      "2 · The second", '<span class="llmfs-badge">to come</span>',
                      '<span class="llmfs-field"><span class="llmfs-key">output=</span>shape:[1]</span>',
-                     '<span class="llmfs-line">']:
+                     '<span class="llmfs-line">',
+                     '<details class="llmfs-answer"><summary><span class="llmfs-answer-show">Show the program&#x27;s answer',
+                     "<p>Why it doubles.</p>\n</div></details>"]:
         if expected not in page:
             problems.append(f"good tiny book: {expected!r} missing from index.html")
     for unexpected in ["region: inner", "endregion", "config=tiny"]:

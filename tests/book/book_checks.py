@@ -3,6 +3,8 @@
 
     book_checks.py regions ROOT   two-way region check
     book_checks.py fences  ROOT   no hand-typed code in chapters
+    book_checks.py predict ROOT   every Predict section folds the program's answer
+    book_checks.py predict --self-test   the predict check fails an unfolded section
 
 regions: every `{region} PATH#NAME` in chapters/**/*.md names a file whose markers are
 well-formed and balanced and that defines NAME exactly once; every region defined in
@@ -13,6 +15,10 @@ fences: chapters contain no fenced code block whose info string is not a `{direc
 no indented code block, and no directive that shows hand-typed code (code-block, code,
 sourcecode, literalinclude, raw): code comes from {region}, output from {demo-output}.
 Chapters are tokenized with MyST's own parser, so what is checked is what Sphinx sees.
+
+predict: every chapter section headed "## Predict..." (with its ### subsections) holds at
+least one {answer} (the program's answer folded in a closed <details>) and shows no
+{demo-output} outside one: the output must not sit in plain view under the questions.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from markdown_it.renderer import RendererHTML  # noqa: E402
 FORBIDDEN_DIRECTIVES = {"code-block", "code", "sourcecode", "literalinclude", "raw", "highlight", "include", "eval-rst"}
 # Directives whose body is Markdown (admonitions and the like): their content is checked too.
 MARKDOWN_BODY = {"note", "tip", "hint", "important", "warning", "caution", "attention", "danger", "error",
-                 "admonition", "seealso", "dropdown", "topic", "sidebar", "container", "div"}
+                 "admonition", "seealso", "dropdown", "topic", "sidebar", "container", "div", "answer"}
 
 
 def _parser():
@@ -142,12 +148,77 @@ def check_regions(root: Path) -> list[str]:
     return problems
 
 
+def predict_problems(text: str, rel: str) -> tuple[list[str], int]:
+    """The Predict sections of one chapter's text: (problems, number of sections)."""
+    tokens = _parser().parse(text)
+    problems, sections = [], 0
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if not (token.type == "heading_open" and token.tag == "h2"
+                and tokens[i + 1].content.strip().startswith("Predict")):
+            i += 1
+            continue
+        sections += 1
+        line = token.map[0] + 1
+        title = tokens[i + 1].content.strip()
+        answers, unfolded = 0, []
+        i += 1
+        while i < len(tokens) and not (tokens[i].type == "heading_open" and tokens[i].tag in ("h1", "h2")):
+            t = tokens[i]
+            if t.type in ("fence", "colon_fence") and t.info.strip().startswith("{"):
+                name = t.info.strip()[1:t.info.strip().index("}")]
+                if name == "answer":
+                    answers += 1
+                elif name == "demo-output":
+                    unfolded.append(t.map[0] + 1)
+            i += 1
+        if not answers:
+            problems.append(f"{rel}:{line}: '## {title}' folds no answer: put the program's output and the "
+                            f"prose that explains it in a ````{{answer}} block under the questions")
+        for where in unfolded:
+            problems.append(f"{rel}:{where}: a {{demo-output}} in '## {title}' outside an {{answer}} block "
+                            f"gives the answer away under the questions: move it into the ````{{answer}}")
+    return problems, sections
+
+
+def check_predict(root: Path) -> list[str]:
+    problems = []
+    for path in chapter_files(root):
+        found, _ = predict_problems(path.read_text(encoding="utf-8"), str(path.relative_to(root)))
+        problems += found
+    return problems
+
+
+def predict_self_test() -> int:
+    """The predict check fails an unfolded Predict section and one without an answer, and
+    passes a folded one (a demo output outside Predict is not its business)."""
+    fence, four = "`" * 3, "`" * 4
+    demo = f"{fence}{{demo-output}} ch00-the-parts-of-an-llm\n:keys: prompt\n{fence}\n"
+    cases = [
+        ("unfolded", f"# C\n\n## Predict\n\nQ?\n\n{demo}\nWhy.\n\n## Derive\n", 2),
+        ("no answer", "# C\n\n## Predict before you run\n\nQ?\n\n### Sub\n\nText.\n", 1),
+        ("folded", f"# C\n\n## Predict\n\nQ?\n\n{four}{{answer}}\n{demo}\nWhy.\n{four}\n\n## Build\n\n{demo}", 0),
+    ]
+    failures = 0
+    for name, text, wanted in cases:
+        problems, sections = predict_problems(text, name)
+        ok = len(problems) == wanted and sections == 1
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: {len(problems)} problem(s), want {wanted}: {problems}")
+    print(f"book predict self-test: {failures} failure(s)")
+    return 1 if failures else 0
+
+
 def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[1] not in ("regions", "fences"):
+    if argv[1:] == ["predict", "--self-test"]:
+        return predict_self_test()
+    if len(argv) != 3 or argv[1] not in ("regions", "fences", "predict"):
         print(__doc__, file=sys.stderr)
         return 2
     root = Path(argv[2]).resolve()
-    problems = check_regions(root) if argv[1] == "regions" else check_fences(root)
+    checks = {"regions": check_regions, "fences": check_fences, "predict": check_predict}
+    problems = checks[argv[1]](root)
     for problem in problems:
         print(problem)
     chapters = len(chapter_files(root))
@@ -158,6 +229,9 @@ def main(argv: list[str]) -> int:
         count = len(list(region_references(root)))
         print(f"book regions: {count} references in {chapters} chapter files, all defined exactly once; "
               f"every region in src/ and snippets/ is shown")
+    elif argv[1] == "predict":
+        sections = sum(predict_problems(p.read_text(encoding="utf-8"), p.name)[1] for p in chapter_files(root))
+        print(f"book predict: {sections} Predict sections in {chapters} chapter files, every one folds its answer")
     else:
         print(f"book fences: {chapters} chapter files, no hand-typed code")
     return 0

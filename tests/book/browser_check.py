@@ -5,9 +5,10 @@
     browser_check.py --offline HTML_DIR  only the static scans (book.offline)
     browser_check.py --browser HTML_DIR  only the browser check (book.browser; book.offline
                                          makes the static scans of the same folder)
-    browser_check.py --self-test HTML_DIR  breaks four chapters of a copy, one way each (a
+    browser_check.py --self-test HTML_DIR  breaks six chapters of a copy, one way each (a
                                          console error, a remote image, a listing too wide
-                                         at 1280 px, a pale caption): each must be named
+                                         at 1280 px, a pale caption, a Predict answer left
+                                         open, diagram text past its SVG): each must be named
     --tabs N                             pages checked side by side (default: one per core, at most 2)
     --pages A,B                          only these pages (paths inside HTML_DIR)
 
@@ -27,6 +28,12 @@ pages, index, search, general index, print view) and every source view under _co
 load with no console error, no uncaught exception and no failed request. On every book page:
   - math: every formula typeset by the local MathJax, no MathJax error, no raw TeX;
   - the theme's script ran (no `no-js`), a theme toggle is visible; figures have titles;
+  - a page with a Predict section folds the program's answer: each details.llmfs-answer is
+    closed on load, its text hidden, its summary "Show the program's answer"; a click on the
+    summary opens it and shows the text (the measures below run with the answers open);
+    printed, the closed answers show; in print.html every answer is open;
+  - diagram text (every <text> of a diagram's SVG) lies inside the SVG's shown box and
+    viewBox and inside its clip region, and no drawn line crosses it;
   - at 1280 px: no listing or demo output scrolls sideways, the page does not, the copy
     button covers no text; WCAG contrast >= 4.5:1 for code, output, diagram, caption and
     prose text and the copy icon, light and with the OS dark preference (which must give a
@@ -212,6 +219,43 @@ SOURCE_LINK = ("(() => { const links = [...document.querySelectorAll('.llmfs-reg
                " return a ? a.href : null; })()")
 
 
+# A Predict section's folded answers ({answer}): their state, the page's Predict headings.
+ANSWERS = ("(() => ({predict: [...document.querySelectorAll('article section > h2')]"
+           ".filter(h => h.textContent.trim().startsWith('Predict')).length,"
+           " answers: [...document.querySelectorAll('details.llmfs-answer')].map(d => {"
+           " const body = d.querySelector(':scope > .llmfs-answer-body'), summary = d.querySelector(':scope > summary');"
+           " const shown = (e) => !!e && e.checkVisibility() && e.getBoundingClientRect().height > 0;"
+           " return {open: d.open, shown: shown(body), text: body ? body.textContent.trim().length : 0,"
+           " summary: shown(summary) ? summary.innerText.trim() : null}; })}))()")
+CLICK_ANSWERS = ("(() => { document.querySelectorAll('details.llmfs-answer > summary').forEach(s => s.click()); "
+                 "return document.querySelectorAll('details.llmfs-answer').length; })()")
+CLOSE_ANSWERS = "(() => { document.querySelectorAll('details.llmfs-answer').forEach(d => { d.open = false; }); return 0; })()"
+ANSWER_SUMMARY = "Show the program's answer"
+
+
+def check_answers(report, page, rel) -> int:
+    """On a loaded chapter page: a page with a Predict section folds its answers in closed
+    <details> whose text is hidden until the summary is clicked; a click opens each and shows
+    its text. Leaves them open, so that the measures that follow see the outputs inside."""
+    state = page.evaluate(ANSWERS)
+    answers = state["answers"]
+    if state["predict"]:
+        report.expect(bool(answers), f"{rel}: a Predict section with no folded answer "
+                                     f"(details.llmfs-answer): the program's answer shows under the questions")
+    for i, a in enumerate(answers):
+        report.expect(not a["open"] and not a["shown"],
+                      f"{rel}: answer {i + 1} is open on load: the program's answer shows under the questions ({a})")
+        report.expect(a["summary"] == ANSWER_SUMMARY,
+                      f"{rel}: answer {i + 1}'s summary reads {a['summary']!r}, not {ANSWER_SUMMARY!r}")
+        report.expect(a["text"] > 0, f"{rel}: answer {i + 1} is empty")
+    if answers:
+        page.evaluate(CLICK_ANSWERS)
+        after = page.evaluate(ANSWERS)["answers"]
+        report.expect(all(a["open"] and a["shown"] for a in after),
+                      f"{rel}: clicking 'Show the program's answer' did not show every answer ({after})")
+    return len(answers)
+
+
 class Report:
     """What one job (a page and the checks made on it) found; merged in a fixed order."""
 
@@ -254,7 +298,9 @@ def _page_problems(report, page, rel):
 
 def check_print_page(report, page, html_dir, rel):
     """print.html: loads cleanly, every chapter in it, no copy buttons, code not cut off."""
-    page.open((html_dir / rel).as_uri(), WIDE)
+    # The whole book on one page: on a machine shared by parallel builds its load took 26-40 s
+    # (11 s when idle), past the 30 s every other page is given.
+    page.open((html_dir / rel).as_uri(), WIDE, timeout=120)
     page.wait_for("document.readyState === 'complete'")
     static = scan((html_dir / rel).read_text(encoding="utf-8"))
     report.expect(any("_static/mathjax/MathJax.js" in s and not REMOTE.match(s) for s in static.scripts_src),
@@ -265,9 +311,15 @@ def check_print_page(report, page, html_dir, rel):
     report.expect(not missing, f"{rel}: chapters missing from the print view: {missing}")
     screen = page.evaluate(measure(skip=ONLY_LAYOUT))
     report.expect(screen["copyButtons"] == 0, f"{rel}: {screen['copyButtons']} copy buttons on the print view")
+    answers = page.evaluate(ANSWERS)["answers"]
+    report.expect(bool(answers), f"{rel}: no folded Predict answers in the print view")
+    closed = [i + 1 for i, a in enumerate(answers) if not (a["open"] and a["shown"])]
+    report.expect(not closed, f"{rel}: {len(closed)} of {len(answers)} Predict answers are not open in the print view "
+                              f"(numbers {closed[:5]})")
     printed = _check_on_paper(report, page, rel)
     _page_problems(report, page, rel)
-    report.rows.append(f"{rel}: {len(present)} documents, {printed['listings']}+{printed['outputs']} listings+outputs, "
+    report.rows.append(f"{rel}: {len(present)} documents, {len(answers)} answers open, "
+                       f"{printed['listings']}+{printed['outputs']} listings+outputs, "
                        f"print: {len(printed['allPreOverflow'])} cut off, {printed['copyButtons']} copy buttons")
 
 
@@ -279,6 +331,7 @@ def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, sourc
     if not page.wait_for(MATH_DONE, timeout=60):
         report.fail(f"{rel}: MathJax did not finish within 60 s")
     page.wait_for("document.readyState === 'complete'")
+    answers = check_answers(report, page, rel)  # leaves them open: the outputs inside are measured too
     wide = page.evaluate(measure(contrast=True, text=True, skip=("captions",)))
     source = (html_dir / rel).read_text(encoding="utf-8")
     static = scan(source)
@@ -302,6 +355,8 @@ def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, sourc
                       f"{static.diagram_text} text alternative(s)")
         for d in wide["diagrams"]:
             report.expect(len(d["title"]) >= 10, f"{rel}: a figure without a title ({d})")
+    for problem in wide["diagramText"]:
+        report.fail(f"{rel} [1280 px]: diagram text out of place: {problem}")
     report.expect(not wide["noJs"], f"{rel}: <html class='no-js'> stayed: the theme's script did not run")
     report.expect(wide["theme"]["toggles"] >= 1, f"{rel}: no visible theme toggle")
     report.expect(not wide["listingOverflow"], f"{rel} [1280 px]: listings scroll sideways: {wide['listingOverflow']}")
@@ -335,11 +390,16 @@ def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, sourc
     report.expect(not phone["captionOverflow"], f"{rel} [390 px]: captions run past the column: {phone['captionOverflow'][:3]}")
     report.expect(not phone["covered"], f"{rel} [390 px]: the copy button covers text: {phone['covered'][:3]}")
 
+    if answers:  # closed again: on paper the print rule opens them
+        page.evaluate(CLOSE_ANSWERS)
     printed = _check_on_paper(report, page, rel)
+    if answers:
+        hidden = [i + 1 for i, a in enumerate(page.evaluate(ANSWERS)["answers"]) if not a["shown"]]
+        report.expect(not hidden, f"{rel} [print]: Predict answers {hidden} do not print (closed on paper)")
 
     c = lambda m, g: m["contrast"].get(g, {}).get("min", "-")
     report.rows.append(
-        f"{rel:42} {wide['listings']:>3}+{wide['outputs']:<3} "
+        f"{rel:42} {wide['listings']:>3}+{wide['outputs']:<3} answers {answers} "
         f"1280: {len(wide['listingOverflow'])}/{len(wide['outputOverflow'])} page {max(wide['pageOverflow'], 0)}  "
         f"390: {len(phone['listingOverflow'])}/{len(phone['outputOverflow'])} page {max(phone['pageOverflow'], 0)} "
         f"wrapped {phone['wrapped']}  print: {len(printed['allPreOverflow'])}  "
@@ -615,7 +675,7 @@ SELF_TEST_MARK = "llmfs-self-test"
 
 
 def self_test(html_dir: Path, tabs: int | None) -> int:
-    """Break four chapters of a copy of the book, one way each, and check that the browser
+    """Break six chapters of a copy of the book, one way each, and check that the browser
     check names each page and each fault, and passes an unbroken page beside them."""
     remote = f"https://example.invalid/{SELF_TEST_MARK}.png"
     # A listing that no longer wraps (its long lines wrap at 1280 px by design): its first
@@ -626,20 +686,25 @@ def self_test(html_dir: Path, tabs: int | None) -> int:
     # A caption that starts with its own text (a demo output's caption is only a link, whose
     # colours are its own): the pale colour must reach the caption's words.
     caption_re = re.compile(r'<div class="code-block-caption"><span class="caption-text">(?=[^<])')
-    # The four smallest chapters (the quickest to check), each one with what its fault needs.
+    # The smallest chapters (the quickest to check), each one with what its fault needs.
     chapters = sorted(html_dir.glob("[0-9][0-9]-*.html"), key=lambda p: p.stat().st_size)
     chosen: list[str] = []
     def has(page: Path, needs) -> bool:
         text = page.read_text(encoding="utf-8")
         return bool(needs.search(text)) if isinstance(needs, re.Pattern) else needs in text
 
-    for needs in ("</body>", "</body>", listing, caption_re):
+    # A Predict answer left open (the answer in plain view under the questions), and a label
+    # drawn past the right edge of a diagram's SVG.
+    folded = '<details class="llmfs-answer">'
+    svg_re = re.compile(r'(<div class="llmfs-diagram-body">(?:(?!</figure>).)*?<svg\b[^>]*\bviewBox="[^"]*"[^>]*>)', re.S)
+    overflow_text = rf'\1<text x="99999" y="8" font-size="9" fill="currentColor">{SELF_TEST_MARK} label</text>'
+    for needs in ("</body>", "</body>", listing, caption_re, folded, svg_re):
         page = next((p.name for p in chapters if p.name not in chosen and has(p, needs)), None)
         if page is None:
             print(f"self-test: no chapter left in {html_dir} with {needs!r} to break", file=sys.stderr)
             return 1
         chosen.append(page)
-    a, b, c, d = chosen
+    a, b, c, d, e, f = chosen
     faults = {  # page: (what is done to it, (old, new) on its HTML, the messages that must name it)
         a: ("a console error", ("</body>", f"<script>console.error('{SELF_TEST_MARK}: deliberate')</script></body>"),
             [f"{a}: console.error: {SELF_TEST_MARK}: deliberate"]),
@@ -648,6 +713,10 @@ def self_test(html_dir: Path, tabs: int | None) -> int:
         c: ("a listing too wide for 1280 px", (listing, unwrapped), [f"{c} [1280 px]: listings scroll sideways"]),
         d: ("a pale caption (#bbb on white)", (caption_re, '<div class="code-block-caption"><span class="caption-text" style="color: #bbb">'),
             [f"{d} [light]: caption text contrast"]),
+        e: ("a Predict answer left open", (folded, '<details class="llmfs-answer" open>'),
+            [f"{e}: answer 1 is open on load"]),
+        f: ("diagram text past its SVG's right edge", (svg_re, overflow_text),
+            [f"{f} [1280 px]: diagram text out of place: ", f'"{SELF_TEST_MARK} label" runs']),
     }
     failures = []
     with tempfile.TemporaryDirectory(prefix="llmfs-browser-self-test-") as tmp:
@@ -691,7 +760,7 @@ def main(argv: list[str]) -> int:
     only.add_argument("--offline", action="store_true", help="only the static scans")
     only.add_argument("--browser", action="store_true", help="only the browser check")
     only.add_argument("--self-test", action="store_true",
-                      help="break four chapters of a copy of HTML_DIR; the check must name each")
+                      help="break six chapters of a copy of HTML_DIR; the check must name each")
     parser.add_argument("--tabs", type=int, default=None, help="pages checked side by side (default: one per core, at most 2)")
     parser.add_argument("--pages", help="only these pages (comma-separated paths inside HTML_DIR, or search.html?q=TERM)")
     args = parser.parse_args(argv[1:])

@@ -181,6 +181,87 @@
              height: Math.round(body.getBoundingClientRect().height), full: body.scrollHeight,
              button: button ? visible(button) : false };
   });
+  // ---- diagram text inside its drawing: every <text> of a diagram's SVG lies inside the
+  // part of the SVG that is shown (its box and its viewBox), inside the clip region it is
+  // drawn under, and is crossed by no drawn line (line, polyline, path; clipped lines only
+  // where they are drawn). Screen coordinates throughout (getScreenCTM maps user units).
+  const diagramText = [];
+  const clipRect = (el) => {  // the screen rect of the first clip-path rect on el or an ancestor inside its svg
+    for (let e = el; e && e.tagName.toLowerCase() !== "svg"; e = e.parentElement) {
+      const ref = e.getAttribute("clip-path");
+      const m = ref && /url\(#([^)]+)\)/.exec(ref);
+      const rect = m && document.getElementById(m[1]) && document.getElementById(m[1]).querySelector("rect");
+      if (!rect) continue;
+      const ctm = e.getScreenCTM();
+      const x = rect.x.baseVal.value, y = rect.y.baseVal.value, w = rect.width.baseVal.value, h = rect.height.baseVal.value;
+      const a = new DOMPoint(x, y).matrixTransform(ctm), b = new DOMPoint(x + w, y + h).matrixTransform(ctm);
+      return { left: Math.min(a.x, b.x), right: Math.max(a.x, b.x), top: Math.min(a.y, b.y), bottom: Math.max(a.y, b.y) };
+    }
+    return null;
+  };
+  const clipSegment = (p, q, r) => {  // Liang-Barsky: the part of segment pq inside rect r, or null
+    let t0 = 0, t1 = 1;
+    const dx = q.x - p.x, dy = q.y - p.y;
+    for (const [pk, qk] of [[-dx, p.x - r.left], [dx, r.right - p.x], [-dy, p.y - r.top], [dy, r.bottom - p.y]]) {
+      if (pk === 0) { if (qk < 0) return null; continue; }
+      const t = qk / pk;
+      if (pk < 0) { if (t > t1) return null; if (t > t0) t0 = t; } else { if (t < t0) return null; if (t < t1) t1 = t; }
+    }
+    return [{ x: p.x + t0 * dx, y: p.y + t0 * dy }, { x: p.x + t1 * dx, y: p.y + t1 * dy }];
+  };
+  const segmentsOf = (el) => {  // a drawn line's segments in screen coordinates
+    const ctm = el.getScreenCTM();
+    const at = (x, y) => new DOMPoint(x, y).matrixTransform(ctm);
+    let points = [];
+    const tag = el.tagName.toLowerCase();
+    if (tag === "line") points = [at(el.x1.baseVal.value, el.y1.baseVal.value), at(el.x2.baseVal.value, el.y2.baseVal.value)];
+    else if (tag === "polyline" || tag === "polygon") points = [...el.points].map((pt) => at(pt.x, pt.y));
+    else if (tag === "path") {
+      const n = Math.max(2, Math.ceil(el.getTotalLength() / 4));
+      for (let i = 0; i <= n; i++) { const pt = el.getPointAtLength(el.getTotalLength() * i / n); points.push(at(pt.x, pt.y)); }
+    }
+    const segments = [];
+    for (let i = 1; i < points.length; i++) segments.push([points[i - 1], points[i]]);
+    if (tag === "polygon" && points.length > 2) segments.push([points[points.length - 1], points[0]]);
+    const clip = clipRect(el);
+    return clip ? segments.map(([p, q]) => clipSegment(p, q, clip)).filter(Boolean) : segments;
+  };
+  document.querySelectorAll(".llmfs-diagram-body svg").forEach((svg) => {
+    if (!visible(svg) || svg.parentElement.closest("svg")) return;
+    const box = svg.getBoundingClientRect();
+    let shown = { left: box.left, right: box.right, top: box.top, bottom: box.bottom };
+    const vb = svg.viewBox && svg.viewBox.baseVal;
+    if (vb && vb.width && vb.height) {
+      const ctm = svg.getScreenCTM();
+      const a = new DOMPoint(vb.x, vb.y).matrixTransform(ctm), b = new DOMPoint(vb.x + vb.width, vb.y + vb.height).matrixTransform(ctm);
+      shown = { left: Math.max(shown.left, Math.min(a.x, b.x)), right: Math.min(shown.right, Math.max(a.x, b.x)),
+                top: Math.max(shown.top, Math.min(a.y, b.y)), bottom: Math.min(shown.bottom, Math.max(a.y, b.y)) };
+    }
+    const figure = describe(svg);
+    const lines = [...svg.querySelectorAll("line, polyline, polygon, path")].filter((l) =>
+      getComputedStyle(l).stroke !== "none" && !l.closest("defs, clipPath, marker"));
+    const segments = lines.flatMap(segmentsOf);
+    svg.querySelectorAll("text").forEach((text) => {
+      const r = text.getBoundingClientRect();
+      if (!r.width || !text.textContent.trim()) return;
+      const words = text.textContent.trim().slice(0, 40);
+      const tol = 0.5;
+      if (r.left < shown.left - tol || r.right > shown.right + tol || r.top < shown.top - tol || r.bottom > shown.bottom + tol) {
+        const by = Math.max(shown.left - r.left, r.right - shown.right, shown.top - r.top, r.bottom - shown.bottom);
+        diagramText.push(`${figure}: "${words}" runs ${by.toFixed(1)} px outside its SVG`);
+        return;
+      }
+      const clip = clipRect(text);
+      if (clip && (r.left < clip.left - tol || r.right > clip.right + tol || r.top < clip.top - tol || r.bottom > clip.bottom + tol)) {
+        diagramText.push(`${figure}: "${words}" is cut by its clip region`);
+        return;
+      }
+      // The glyph box, shrunk by a pixel so that a line merely touching it does not count.
+      const inner = { left: r.left + 1, right: r.right - 1, top: r.top + 1, bottom: r.bottom - 1 };
+      if (segments.some(([p, q]) => clipSegment(p, q, inner))) diagramText.push(`${figure}: "${words}" is crossed by a drawn line`);
+    });
+  });
+
   const copyButtons = [...document.querySelectorAll("button.copybtn")].filter(visible).length;
   const theme = { attr: document.body.dataset.theme || "", bg: parse(getComputedStyle(document.body).backgroundColor),
                   ink: parse(getComputedStyle(document.body).color),
@@ -203,7 +284,7 @@
     outputOverflow: outputs.filter(overflowing).map(describe),
     allPreOverflow: pres.filter(overflowing).map(describe),
     covered, wrapped, unmarked, badCopy, smallCaption, captionOverflow,
-    apiLinks: apiLinks.length, proseApiLinks: proseApiLinks.length, diagrams, copyButtons,
+    apiLinks: apiLinks.length, proseApiLinks: proseApiLinks.length, diagrams, diagramText, copyButtons,
     contrast, theme, lightBoxes: lightBoxes.slice(0, 5), lightBoxCount: lightBoxes.length,
     noJs: doc.classList.contains("no-js"),
     math: document.querySelectorAll("span.math, div.math").length,

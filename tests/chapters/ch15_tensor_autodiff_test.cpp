@@ -81,6 +81,27 @@ TEST(Ch15Accumulation, ValueUsedTwiceReceivesBothShares) {
   EXPECT_EQ(*f.gradients[3], ch15_t(Shape{2, 2}, {0, 4, 10, -2}));
 }
 
+TEST(Ch15Accumulation, EachParentSlotsShareAsTheDiagramDrawsIt) {
+  // The diagram's SHARE records: the square's two slots each send 1⊙Y = [[0,2],[5,−1]]
+  // into node 4 (by hand: Y from the prediction), and add sends 2Y to node 3 and 2Y
+  // summed over the rows, [10,2], to node 2. Seven edges in backward order.
+  const auto& shares = ch15_evidence().fixture.shares;
+  ASSERT_EQ(shares.size(), 7u);
+  const Tensor y = ch15_t(Shape{2, 2}, {0, 2, 5, -1});
+  EXPECT_EQ(shares[0].value, Tensor::full(Shape{2, 2}, 1.0));
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(shares[i].node, 5u) << i;
+    EXPECT_EQ(shares[i].slot, i - 1) << i;
+    EXPECT_EQ(shares[i].to, 4u) << i;
+    EXPECT_EQ(shares[i].value, y) << i;
+  }
+  EXPECT_EQ(shares[3].value, ch15_t(Shape{2, 2}, {0, 4, 10, -2}));
+  EXPECT_EQ(shares[4].to, 2u);
+  EXPECT_EQ(shares[4].value, ch15_t(Shape{2}, {10, 2}));
+  EXPECT_EQ(shares[5].value, ch15_t(Shape{2, 2}, {0, 4, 10, -12}));
+  EXPECT_EQ(shares[6].value, ch15_t(Shape{2, 2}, {30, -2, -10, 10}));
+}
+
 TEST(Ch15Broadcast, BiasGradientIsTheUpstreamSummedOverRows) {
   // ... and sum_to's it to b's shape [2]: [0 + 10, 4 + (−2)] = [10, 2].
   EXPECT_EQ(*ch15_evidence().fixture.gradients[2], ch15_t(Shape{2}, {10, 2}));

@@ -1,5 +1,6 @@
-"""Chapter 2 diagram: the bucket rule as three ranges, every fixture document placed by its
-title's hash, then the size of each partition of the fixture and of the King James text.
+"""Chapter 2 diagram: the bucket rule as one bar of 100 buckets cut into three disjoint
+ranges (a partition, not a pipeline), every fixture document placed on it by its title's
+hash, then the size of each partition of the fixture and of the King James text.
 
 Records (snippets/ch02-corpus-partitions/trace.txt):
   RULE|split=s|first=a|last=b                                           one per split
@@ -22,17 +23,55 @@ def _mark(split):
     return f'<span aria-hidden="true">{MARK.get(split, "?")}</span> {esc(split)}'
 
 
-def _rule(rules, text):
-    boxes = []
-    text.append("The rule: bucket = first 8 bytes of SHA-256(title), big-endian, mod 100.")
-    for i, rule in enumerate(rules):
+# The partition drawn to scale: the 100 buckets as one bar, in SVG units.
+BAR_LEFT, BAR_WIDTH, BAR_TOP, BAR_HEIGHT = 10.0, 580.0, 22.0, 24.0
+SHADE = {"train": 0.12, "validation": 0.4, "test": 0.75}  # paired with the symbols, never alone
+
+
+def _bucket_x(bucket):
+    return BAR_LEFT + BAR_WIDTH * bucket / 100.0
+
+
+def _rule(rules, docs, text):
+    """The three ranges as adjacent parts of one bar of 100 buckets (a partition, not a
+    pipeline), each fixture document marked above the bucket its title hashed to."""
+    text.append("The rule: bucket = first 8 bytes of SHA-256(title), big-endian, mod 100. The 100 "
+                "buckets are cut into three disjoint ranges, side by side on one bar; each document "
+                "lands in exactly one of them, by its title alone:")
+    parts = [f'<svg class="ch02-partition" viewBox="0 0 600 96" role="img" style="max-width: 100%; height: auto" '
+             f'aria-label="The buckets 0 to 99 cut into three disjoint ranges; the fixture\'s documents placed by bucket">']
+    labels_below = []
+    for rule in rules:
         split, first, last = need(rule, "split", "first", "last")
-        if i:
-            boxes.append('<span class="llmfs-arrow" aria-hidden="true"></span>')
-        boxes.append(f'<div class="llmfs-box"><div class="llmfs-box-title">{_mark(split)}</div>'
-                     f'<div class="llmfs-mono">buckets {esc(first)}–{esc(last)}</div></div>')
+        x0, x1 = _bucket_x(int(first)), _bucket_x(int(last) + 1)
+        parts.append(f'<rect x="{x0:.2f}" y="{BAR_TOP}" width="{x1 - x0:.2f}" height="{BAR_HEIGHT}" '
+                     f'fill="currentColor" fill-opacity="{SHADE.get(split, 0.2)}" stroke="currentColor" '
+                     f'stroke-width="1"><title>{esc(split)}: buckets {esc(first)}–{esc(last)}</title></rect>')
+        label = f"{MARK.get(split, '?')} {split}: buckets {first}–{last}"
+        if x1 - x0 > 200:  # wide enough to carry its label inside
+            parts.append(f'<text x="{(x0 + x1) / 2:.2f}" y="{BAR_TOP + 16}" font-size="11" text-anchor="middle" '
+                         f'fill="currentColor">{esc(label)}</text>')
+        else:
+            labels_below.append(((x0 + x1) / 2, label))
         text.append(f"- buckets {first} to {last}: {split}")
-    return '<div class="llmfs-flow">' + "".join(boxes) + "</div>"
+    # Narrow ranges: labels under the bar, one row each, right-aligned on a leader line.
+    bottom = BAR_TOP + BAR_HEIGHT
+    for row, (x, label) in enumerate(labels_below):
+        y = bottom + 16 + 16 * row
+        parts.append(f'<line x1="{x:.2f}" y1="{bottom}" x2="{x:.2f}" y2="{y - 12:.2f}" stroke="currentColor" '
+                     f'stroke-width="0.8"/><text x="{x + 3:.2f}" y="{y:.2f}" font-size="11" text-anchor="end" '
+                     f'fill="currentColor">{esc(label)}</text>')
+    for doc in docs:
+        index, bucket, split = need(doc, "index", "bucket", "split")
+        x = _bucket_x(int(bucket) + 0.5)
+        parts.append(f'<path d="M {x - 3.5:.2f} {BAR_TOP - 8} L {x + 3.5:.2f} {BAR_TOP - 8} L {x:.2f} {BAR_TOP - 1} Z" '
+                     f'fill="currentColor"/><text x="{x:.2f}" y="{BAR_TOP - 11}" font-size="9" '
+                     f'text-anchor="middle" fill="currentColor">{esc(index)}</text>')
+    parts.append(f'<text x="{BAR_LEFT}" y="{bottom + 16}" font-size="9" fill="currentColor">'
+                 f'bucket 0 at the left; ▾ N above the bar: document N of the fixture, at its bucket</text></svg>')
+    text.append("Above the bar, each fixture document's number marks its bucket: "
+                + ", ".join(f"document {d.fields.get('index')} in bucket {d.fields.get('bucket')}" for d in docs) + ".")
+    return "".join(parts)
 
 
 def _documents(docs, text):
@@ -80,6 +119,6 @@ def render(records):
         raise TraceFormatError("trace.txt", records[-1].line if records else 1,
                                "expected three RULE records, DOC records and SPLIT records")
     text = []
-    parts = [_rule(rules, text), _documents(docs, text), _splits(splits, text)]
+    parts = [_rule(rules, docs, text), _documents(docs, text), _splits(splits, text)]
     text.append("Symbols: ● train, ◆ validation, ▲ test; highlighted rows are held out.")
     return "".join(parts), "\n".join(text)

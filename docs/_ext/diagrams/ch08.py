@@ -1,6 +1,6 @@
 """Chapter 8 diagram: the [2,3,4] tensor as two blocks of 3x4 cells (the index view) above
-its 24 storage cells in a row (the memory view), with an arrow from each predicted index
-to the cell its offset names.
+its 24 storage cells in a row (the memory view), with an arrow from under each predicted
+index's (outlined) cell to the cell its offset names.
 
 Records (snippets/ch08-tensor-storage/trace.txt):
   SHAPE|shape=2,3,4|strides=12,4,1                      once
@@ -87,7 +87,9 @@ def render(records):
         terms, offset = need(pick, "terms", "offset")
         x, y = grid_xy(index)
         sx = strip_x(int(offset))
-        parts.append(f'<line x1="{x + CELL / 2:.1f}" y1="{y + CELL:.1f}" x2="{sx + CELL / 2:.1f}" '
+        # From under the outlined cell's column, below the whole block: an arrow from the cell
+        # itself crossed the numbers of the cells beneath it.
+        parts.append(f'<line x1="{x + CELL / 2:.1f}" y1="{GRID_TOP + rows * CELL + 2:.1f}" x2="{sx + CELL / 2:.1f}" '
                      f'y2="{strip_top - 2:.1f}" stroke="currentColor" stroke-width="1.2" '
                      f'stroke-dasharray="4 2" marker-end="url(#ch08-head)">'
                      f'<title>({esc(",".join(map(str, index)))}) -> {esc(terms)} = {esc(offset)}'
@@ -106,5 +108,6 @@ def render(records):
                 f"{', '.join(need(c, 'value')[0].split('.')[0] for c in cells)}.")
     for pick in picks:
         index, terms, offset = need(pick, "index", "terms", "offset")
-        text.append(f"- arrow: index ({index}) -> {terms} = offset {offset} (outlined in both views)")
+        text.append(f"- arrow: index ({index}) -> {terms} = offset {offset} (outlined in both views; the "
+                    f"arrow starts under the outlined cell's column)")
     return "".join(parts), "\n".join(text)
