@@ -59,7 +59,7 @@ std::string render_report(const Evidence& e) {
 
 // region: trace-records
 // FIXTURE per step of the two-group fixture, then STEP per variant and step with θ and
-// its distance from AdamW's θ. The diagram reads these and recomputes nothing.
+// its distances from AdamW's θ and from plain Adam's. The diagram reads these and recomputes nothing.
 std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
   for (std::size_t t = 0; t < e.fixture.weight.size(); ++t)
@@ -67,9 +67,10 @@ std::string render_trace(const Evidence& e) {
                                   list(e.fixture.weight[t]), list(e.fixture.gain[t])));
   for (std::size_t k = 0; k < kVariants.size(); ++k)
     for (std::size_t t = 0; t < e.variants[k].size(); ++t)
-      records.push_back(fmt::format("STEP|variant={}|t={}|theta={:.6f}|minus_adamw={:.6f}",
-                                    name(kVariants[k]), t + 1, e.variants[k][t],
-                                    e.variants[k][t] - e.variants[0][t]));
+      records.push_back(fmt::format(
+          "STEP|variant={}|t={}|theta={:.6f}|minus_adamw={:.6f}|minus_adam={:.6f}",
+          name(kVariants[k]), t + 1, e.variants[k][t], e.variants[k][t] - e.variants[0][t],
+          e.variants[k][t] - e.variants[4][t]));
   return snippets::join_lines(records);
 }
 // endregion: trace-records
