@@ -1,6 +1,8 @@
 // Chapter 21
 #include "evidence.hpp"
 
+#include <numeric>
+
 #include <llmfs/autograd/model_ops.hpp>
 #include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/text/tokenizer.hpp>
@@ -33,9 +35,8 @@ llmfs::autograd::LossBuilder batch_loss(const Batch& batch) {
 
 namespace {
 
-Step<double> score(const Batch& batch) {
-  const Tensor table =
-      LLMFS_TRY_AT("table", Tensor::from(Shape{kVocab, kVocab}, bigram_table()));
+[[nodiscard]] Step<double> score(const Batch& batch) {
+  const Tensor table = bigram_table();
   const Tensor loss = LLMFS_TRY_AT(
       "loss", llmfs::autograd::evaluate_loss(batch_loss(batch), std::span(&table, 1)));
   return loss.values()[0];
@@ -48,14 +49,15 @@ Step<double> score(const Batch& batch) {
 // epoch's loss both as the plain mean of the batch means and weighted by positions.
 Step<Epoch> run_epoch(const std::vector<Example>& examples, std::size_t epoch) {
   Epoch e{epoch_order(examples.size(), kSeed, epoch), {}, 0.0, 0.0};
-  const std::size_t count = LLMFS_TRY_AT("plan", batch_count(examples.size(), kBatches));
+  const std::size_t count =
+      LLMFS_TRY_AT("plan", batch_count(examples.size(), kBatches));
   std::vector<double> losses;
   std::vector<std::size_t> positions;
   for (std::size_t k = 0; k < count; ++k) {
     const Batch batch = LLMFS_TRY_AT(
         "batch", make_batch(kSequences, examples, e.order, k, kBatches, kWindows));
     const double loss = LLMFS_TRY(score(batch));
-    e.batches.push_back({batch.examples, loss, batch.inputs.ids.size()});
+    e.batches.push_back({batch.examples, loss});
     losses.push_back(loss);
     positions.push_back(batch.inputs.ids.size());
     e.mean_of_batches += loss / static_cast<double>(count);
@@ -67,9 +69,10 @@ Step<Epoch> run_epoch(const std::vector<Example>& examples, std::size_t epoch) {
 
 Step<Fixture> run_fixture() {
   Fixture f;
-  f.examples = LLMFS_TRY_AT("examples", llmfs::text::make_examples(kSequences, kWindows));
+  f.examples =
+      LLMFS_TRY_AT("examples", llmfs::text::make_examples(kSequences, kWindows));
   std::vector<std::size_t> identity(f.examples.size());
-  for (std::size_t i = 0; i < identity.size(); ++i) identity[i] = i;
+  std::iota(identity.begin(), identity.end(), std::size_t{0});
   for (std::size_t i = 0; i < identity.size(); ++i) {
     const Batch one = LLMFS_TRY_AT(
         "example", make_batch(kSequences, f.examples, identity, i, {1}, kWindows));
@@ -79,10 +82,9 @@ Step<Fixture> run_fixture() {
   for (std::size_t epoch = 0; epoch < 2; ++epoch)
     f.epochs.push_back(LLMFS_TRY(run_epoch(f.examples, epoch)));
   const Batch partial = LLMFS_TRY_AT(
-      "partial", make_batch(kSequences, f.examples, f.epochs[0].order, 1, kBatches,
-                            kWindows));
-  const Tensor table =
-      LLMFS_TRY_AT("table", Tensor::from(Shape{kVocab, kVocab}, bigram_table()));
+      "partial",
+      make_batch(kSequences, f.examples, f.epochs[0].order, 1, kBatches, kWindows));
+  const Tensor table = bigram_table();
   f.check = LLMFS_TRY_AT("check", llmfs::autograd::check_tape_gradients(
                                       batch_loss(partial), std::span(&table, 1)));
   return f;
@@ -93,10 +95,10 @@ Step<Fixture> run_fixture() {
 // of all x (those values have two preimages, x and x + n): the fair share is a third.
 Bias measure_bias() {
   Bias b;
-  for (int x = 0; x < 256; ++x) ++b.byte_residues[static_cast<std::size_t>(x % 3)];
+  for (int x = 0; x < 256; ++x)
+    ++b.byte_residues[static_cast<std::size_t>(x % 3)];
   const std::uint64_t n = 3ULL << 62;
   SplitMix64 modulo(kSeed), lemire(kSeed);
-  b.draws = 100000;
   for (int i = 0; i < b.draws; ++i) {
     b.modulo_below += modulo.next_u64() % n < (1ULL << 62) ? 1.0 / b.draws : 0.0;
     b.lemire_below += bounded(lemire, n) < (1ULL << 62) ? 1.0 / b.draws : 0.0;
@@ -109,8 +111,10 @@ Bias measure_bias() {
 // Part I's training partition, encoded with the course tokenizer and cut into Chapter
 // 5's windows (T = 64, S = 32), batched by B = 32 in the order of seed 21.
 Step<Corpus> batch_corpus() {
-  const auto merges = LLMFS_TRY_AT("merges", llmfs::text::read_merges(LLMFS_TOKENIZER_PATH));
-  const auto tokenizer = LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges));
+  const auto merges =
+      LLMFS_TRY_AT("merges", llmfs::text::read_merges(LLMFS_TOKENIZER_PATH));
+  const auto tokenizer =
+      LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges));
   const llmfs::text::WindowConfig windows{64, 32};
   const BatchConfig config{32};
   const auto sequences = LLMFS_TRY_AT(
@@ -122,24 +126,23 @@ Step<Corpus> batch_corpus() {
   Corpus c;
   c.sequences = sequences.size();
   c.examples = examples.size();
-  for (const auto& s : sequences) c.tokens += s.size();
   c.batches_keep = LLMFS_TRY_AT("keep", batch_count(examples.size(), config));
-  c.batches_drop = LLMFS_TRY_AT("drop", batch_count(examples.size(), {32, LastBatch::drop}));
+  c.batches_drop =
+      LLMFS_TRY_AT("drop", batch_count(examples.size(), {32, LastBatch::drop}));
   c.last_rows = examples.size() % config.batch_size;
   const auto order = epoch_order(examples.size(), kSeed, 0);
-  const Batch first =
-      LLMFS_TRY_AT("batch 0", make_batch(sequences, examples, order, 0, config, windows));
+  const Batch first = LLMFS_TRY_AT(
+      "batch 0", make_batch(sequences, examples, order, 0, config, windows));
   c.first_inputs.assign(first.inputs.ids.begin(), first.inputs.ids.begin() + 8);
   c.first_targets.assign(first.targets.ids.begin(), first.targets.ids.begin() + 8);
   for (const TokenId id : c.first_inputs)
     c.first_tokens += "|" + std::string(tokenizer.token_bytes(id));
   const auto again = epoch_order(examples.size(), kSeed, 0);
-  const auto next = epoch_order(examples.size(), kSeed, 1);
   const auto other = epoch_order(examples.size(), kSeed + 1, 0);
   c.epoch0_head.assign(order.begin(), order.begin() + 6);
-  c.epoch1_head.assign(next.begin(), next.begin() + 6);
   c.same_seed_same_order = again == order;
-  for (std::size_t i = 0; i < order.size(); ++i) c.other_seed_agreements += order[i] == other[i];
+  for (std::size_t i = 0; i < order.size(); ++i)
+    c.other_seed_agreements += order[i] == other[i];
   return c;
 }
 // endregion: batch-corpus
@@ -149,8 +152,8 @@ Step<Corpus> batch_corpus() {
 std::vector<std::array<std::string, 2>> refusals(const std::vector<Example>& examples) {
   const std::vector<std::size_t> order = {0, 1, 2, 3, 4, 5};
   const std::vector<std::size_t> stray = {0, 1, 2, 3, 4, 9};
-  const auto batch = [&](std::span<const std::size_t> o, std::size_t index, BatchConfig c,
-                         llmfs::text::WindowConfig w) {
+  const auto batch = [&](std::span<const std::size_t> o, std::size_t index,
+                         BatchConfig c, llmfs::text::WindowConfig w) {
     return snippets::error_text(make_batch(kSequences, examples, o, index, c, w));
   };
   return {{"zero_batch_size", batch(order, 0, {0}, kWindows)},
@@ -166,17 +169,20 @@ std::vector<std::array<std::string, 2>> refusals(const std::vector<Example>& exa
 Step<Exercises> solve_exercises(const Fixture& f, const Corpus& c) {
   Exercises x;
   for (std::size_t epoch = 0; epoch < 2; ++epoch)  // drop: rows past ⌊N/B⌋·B sit out
-    x.dropped[epoch].assign(f.epochs[epoch].order.begin() + 4, f.epochs[epoch].order.end());
+    x.dropped[epoch].assign(f.epochs[epoch].order.begin() + 4,
+                            f.epochs[epoch].order.end());
   x.batches_b64 = LLMFS_TRY_AT("b64", batch_count(c.examples, {64}));
   x.last_rows_b64 = c.examples % 64;
   const std::uint64_t n = 3ULL << 62;
   x.threshold = (0 - n) % n;
   SplitMix64 rng(kSeed);
   const int calls = 100000;
-  for (int i = 0; i < calls; ++i) static_cast<void>(bounded(rng, n));
+  for (int i = 0; i < calls; ++i)
+    static_cast<void>(bounded(rng, n));
   SplitMix64 counter(kSeed);  // replay the raw draws until the state matches
   std::size_t draws = 0;
-  for (; counter != rng; ++draws) static_cast<void>(counter.next_u64());
+  for (; counter != rng; ++draws)
+    static_cast<void>(counter.next_u64());
   x.mean_draws = static_cast<double>(draws) / calls;
   return x;
 }

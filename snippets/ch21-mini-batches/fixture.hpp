@@ -1,13 +1,14 @@
 // Chapter 21
 #pragma once
-// Chapter 21's frozen fixture, shared by the demo and tests/chapters/ch21_*_test.cpp: two
-// framed documents, windows of T = 2 every S = 1 token, batches of B = 4, and a bigram
-// table that scores them.
+// Chapter 21's frozen fixture, shared by the demo and tests/chapters/ch21_*_test.cpp:
+// two framed documents, windows of T = 2 every S = 1 token, batches of B = 4, and a
+// bigram table that scores them.
 
 #include <cmath>
 #include <cstdint>
 #include <vector>
 
+#include <llmfs/tensor/tensor.hpp>
 #include <llmfs/text/windows.hpp>
 #include <llmfs/training/batches.hpp>
 
@@ -28,11 +29,12 @@ inline constexpr std::size_t kVocab = 8;
 /// The bigram table [V, V] of logits: ln 8 for the "known" steps 2→3, 3→4, 4→5 and
 /// 6→7, 0 elsewhere. A known step costs −ln(8/15) = ln(15/8); every other step of the
 /// fixture leaves a row of zeros (BOS, 5 or 7) and costs ln 8.
-inline std::vector<double> bigram_table() {
+inline llmfs::tensor::Tensor bigram_table() {
   std::vector<double> table(kVocab * kVocab, 0.0);
   for (const auto& [from, to] : {std::pair{2, 3}, {3, 4}, {4, 5}, {6, 7}})
     table[from * kVocab + to] = std::log(8.0);
-  return table;
+  return llmfs::tensor::Tensor::from(llmfs::tensor::Shape{kVocab, kVocab}, table)
+      .value();
 }
 // endregion: fixture
 

@@ -6,8 +6,6 @@
 #include <map>
 #include <sstream>
 
-#include <llmfs/autograd/tape.hpp>
-
 namespace ch22 {
 
 namespace {
@@ -20,7 +18,8 @@ using Record = std::map<std::string, std::string>;
 std::vector<double> numbers(const std::string& text) {
   std::vector<double> out;
   std::istringstream parts(text);
-  for (std::string item; std::getline(parts, item, ',');) out.push_back(std::stod(item));
+  for (std::string item; std::getline(parts, item, ',');)
+    out.push_back(std::stod(item));
   return out;
 }
 
@@ -31,8 +30,8 @@ Tensor tensor_of(const std::vector<double>& values) {
 }  // namespace
 
 std::string_view name(Variant variant) {
-  constexpr std::array<std::string_view, 5> names = {"adamw", "decay_unscaled", "adam_l2",
-                                                     "no_bias_correction", "adam"};
+  constexpr std::array<std::string_view, 5> names = {
+      "adamw", "decay_unscaled", "adam_l2", "no_bias_correction", "adam"};
   return names[static_cast<std::size_t>(variant)];
 }
 
@@ -41,7 +40,8 @@ Step<Trajectory> run_fixture() {
   std::vector<Tensor> values = {LLMFS_TRY_AT("w", Tensor::from(Shape{1, 2}, kWeight)),
                                 tensor_of(kGain)};
   const std::vector<Tensor> gradients = {
-      LLMFS_TRY_AT("gw", Tensor::from(Shape{1, 2}, kWeightGradient)), tensor_of(kGainGradient)};
+      LLMFS_TRY_AT("gw", Tensor::from(Shape{1, 2}, kWeightGradient)),
+      tensor_of(kGainGradient)};
   Trajectory out;
   for (int t = 1; t <= 3; ++t) {
     LLMFS_TRY_AT("step", adamw.step(values, gradients));
@@ -53,12 +53,14 @@ Step<Trajectory> run_fixture() {
 
 // region: variants
 // The same scalar step five ways; only the marked lines differ between the variants.
-void variant_step(Variant variant, double& theta, double& m, double& v, double g, int t) {
+void variant_step(Variant variant, double& theta, double& m, double& v, double g,
+                  int t) {
   const double eta = kHyper.learning_rate, b1 = kHyper.beta1, b2 = kHyper.beta2;
   const double lambda = variant == Variant::adam ? 0.0 : kLambda;
-  if (variant == Variant::adam_l2) g += lambda * theta;  // L2: decay inside the gradient
+  if (variant == Variant::adam_l2)
+    g += lambda * theta;  // L2: decay inside the gradient
   if (variant == Variant::adamw || variant == Variant::no_bias_correction)
-    theta *= 1.0 - eta * lambda;                         // decoupled, scaled by η
+    theta *= 1.0 - eta * lambda;  // decoupled, scaled by η
   if (variant == Variant::decay_unscaled) theta *= 1.0 - lambda;  // decoupled, not by η
   m = b1 * m + (1.0 - b1) * g;
   v = b2 * v + (1.0 - b2) * g * g;
@@ -75,26 +77,28 @@ namespace {
 // How far two correct float64 AdamW implementations can drift apart, to first order:
 // each operation rounds with relative error ≤ u = 2⁻⁵³; an error already made is
 // multiplied by β₁ (in m), β₂ (in v) and 1 − ηλ (in θ), all < 1, so errors add up and
-// never grow. `e` bounds one implementation's distance from exact arithmetic, per element;
-// two implementations are at most 2·e.θ apart.
+// never grow. `e` bounds one implementation's distance from exact arithmetic, per
+// element; two implementations are at most 2·e.θ apart.
 struct ErrorBound {
   double theta = 0, m = 0, v = 0;
 };
 
-void advance(ErrorBound& e, double m0, double v0, double g, double m, double v, double theta0,
-             double theta, double decay, const AdamWHyper& h, std::uint64_t t) {
+void advance(ErrorBound& e, double m0, double v0, double g, double m, double v,
+             double theta0, double theta, double decay, const AdamWHyper& h,
+             std::uint64_t t) {
   constexpr double u = 0x1p-53;
   const double bc2 = std::sqrt(1.0 - std::pow(h.beta2, static_cast<double>(t)));
-  const double step = h.learning_rate / (1.0 - std::pow(h.beta1, static_cast<double>(t)));
+  const double step =
+      h.learning_rate / (1.0 - std::pow(h.beta1, static_cast<double>(t)));
   e.m = h.beta1 * e.m + 3 * u * (h.beta1 * std::abs(m0) + (1 - h.beta1) * std::abs(g));
   e.v = h.beta2 * e.v + 4 * u * (h.beta2 * v0 + (1 - h.beta2) * g * g);
-  const double root = v > 0 ? std::min(e.v / (2 * std::sqrt(v)), std::sqrt(e.v))
-                            : std::sqrt(e.v);
+  const double root =
+      v > 0 ? std::min(e.v / (2 * std::sqrt(v)), std::sqrt(e.v)) : std::sqrt(e.v);
   const double d = std::sqrt(v) / bc2 + h.epsilon, r = std::abs(m) / d;
   const double e_d = root / bc2 + 3 * u * d;
   const double e_r = e.m / d + r * e_d / d + u * r;
-  e.theta = decay * e.theta + u * std::abs(theta0 * decay) + step * e_r + 3 * u * step * r +
-            u * std::abs(theta);
+  e.theta = decay * e.theta + u * std::abs(theta0 * decay) + step * e_r +
+            3 * u * step * r + u * std::abs(theta);
 }
 // endregion: rounding-bound
 
@@ -135,20 +139,24 @@ Step<Replay> replay_reference() {
       groups.push_back({r.at("group"), std::stod(r.at("weight_decay")), {}});
     groups.back().parameters.push_back({r.at("name"), shape});
     index[r.at("name")] = values.size();
-    values.push_back(LLMFS_TRY_AT("initial", Tensor::from(shape, numbers(r.at("initial")))));
+    values.push_back(
+        LLMFS_TRY_AT("initial", Tensor::from(shape, numbers(r.at("initial")))));
   }
   auto adamw = LLMFS_TRY_AT("create", AdamW::create(h, groups));
   std::vector<double> decay;
   for (const ParameterGroup& g : groups)
-    decay.insert(decay.end(), g.parameters.size(), 1.0 - h.learning_rate * g.weight_decay);
+    decay.insert(decay.end(), g.parameters.size(),
+                 1.0 - h.learning_rate * g.weight_decay);
   Replay out{values.size(), 0, 0};
   std::vector<std::vector<ErrorBound>> bound;
-  for (const Tensor& v : values) bound.emplace_back(v.size()), out.elements += v.size();
+  for (const Tensor& v : values)
+    bound.emplace_back(v.size()), out.elements += v.size();
   out.smallest_margin = INFINITY;
   for (const auto& [kind, r] : records) {
     if (kind == "GRAD") {
       const Shape& shape = values[grads.size()].shape();
-      grads.push_back(LLMFS_TRY_AT("grad", Tensor::from(shape, numbers(r.at("values")))));
+      grads.push_back(
+          LLMFS_TRY_AT("grad", Tensor::from(shape, numbers(r.at("values")))));
       if (grads.size() < values.size()) continue;
       const std::vector<Tensor> before = values;
       const AdamWState was = adamw.state();
@@ -181,7 +189,8 @@ Step<Replay> replay_reference() {
       const double got = values[i].values()[k], diff = std::abs(got - want[k]);
       const double limit = 2 * bound[i][k].theta;
       if (out.steps == 1)
-        out.step1_max_relative = std::max(out.step1_max_relative, diff / std::abs(want[k]));
+        out.step1_max_relative =
+            std::max(out.step1_max_relative, diff / std::abs(want[k]));
       if (diff > 0) out.smallest_margin = std::min(out.smallest_margin, limit / diff);
       if (out.steps == 100 && diff >= out.step100_max_abs)
         out.step100_max_abs = diff, out.step100_bound = limit;
@@ -193,33 +202,19 @@ Step<Replay> replay_reference() {
 
 namespace {
 
-// region: course-groups
-// The course's rule on a model's named parameters (Chapter 17): matrices decay, the
-// norm gains do not. The tape only holds the values; the names and shapes decide.
-Step<std::vector<ParameterGroup>> course_groups() {
-  llmfs::autograd::Tape tape;
-  std::vector<llmfs::nn::NamedParameter> named;
-  for (const auto& [n, shape] : {std::pair{"token_embedding.weight", Shape{8, 4}},
-                                 {"block.norm.gain", Shape{4}},
-                                 {"block.ffn.up.weight", Shape{4, 16}},
-                                 {"final_norm.gain", Shape{4}}})
-    named.push_back({n, tape.parameter(Tensor::zeros(shape))});
-  const auto parameters =
-      LLMFS_TRY_AT("named", llmfs::nn::NamedParameters::create(std::move(named)));
-  return decay_groups(parameters, 0.1);
-}
-// endregion: course-groups
-
 // region: refused-and-restored
 // A step whose second gradient has the wrong shape: refused, and nothing moved. Then
-// the state saved after 3 steps, restored into a fresh optimizer, continues bit for bit.
-Step<std::array<bool, 2>> refuse_and_restore() {
+// the state saved after 3 steps, restored into a fresh optimizer, continues bit for
+// bit.
+[[nodiscard]] Step<std::array<bool, 2>> refuse_and_restore() {
   auto adamw = LLMFS_TRY_AT("create", AdamW::create(kHyper, kGroups));
   std::vector<Tensor> values = {LLMFS_TRY_AT("w", Tensor::from(Shape{1, 2}, kWeight)),
                                 tensor_of(kGain)};
   const std::vector<Tensor> grads = {
-      LLMFS_TRY_AT("gw", Tensor::from(Shape{1, 2}, kWeightGradient)), tensor_of(kGainGradient)};
-  for (int t = 0; t < 3; ++t) LLMFS_TRY_AT("step", adamw.step(values, grads));
+      LLMFS_TRY_AT("gw", Tensor::from(Shape{1, 2}, kWeightGradient)),
+      tensor_of(kGainGradient)};
+  for (int t = 0; t < 3; ++t)
+    LLMFS_TRY_AT("step", adamw.step(values, grads));
   const std::vector<Tensor> saved_values = values;
   const AdamWState saved = adamw.state();
   const std::vector<Tensor> wrong = {grads[0], tensor_of({1.0, 2.0})};
@@ -242,7 +237,9 @@ std::vector<std::array<std::string, 2>> refusals() {
   using snippets::error_text;
   auto adamw = AdamW::create(kHyper, kGroups).value();
   std::vector<Tensor> values = {Tensor::zeros(Shape{1, 2}), tensor_of({0.0})};
-  const auto step = [&](std::vector<Tensor> g) { return error_text(adamw.step(values, g)); };
+  const auto step = [&](std::vector<Tensor> g) {
+    return error_text(adamw.step(values, g));
+  };
   AdamWState bad = adamw.state();
   bad.first_moment.pop_back();
   return {{"learning_rate", error_text(AdamW::create({-0.1}, kGroups))},
@@ -256,9 +253,11 @@ std::vector<std::array<std::string, 2>> refusals() {
 // endregion: refusals
 
 // region: exercises
-Step<Exercises> solve_exercises(const std::vector<std::vector<double>>& variants) {
+[[nodiscard]] Step<Exercises> solve_exercises(
+    const std::vector<std::vector<double>>& variants) {
   Exercises x;
-  auto plain = LLMFS_TRY_AT("adam", AdamW::create(kHyper, {{"all", 0.0, {{"t", Shape{1}}}}}));
+  auto plain =
+      LLMFS_TRY_AT("adam", AdamW::create(kHyper, {{"all", 0.0, {{"t", Shape{1}}}}}));
   std::vector<Tensor> theta = {tensor_of({kTheta0})};
   for (std::size_t t = 0; t < 3; ++t) {
     const std::vector<Tensor> g = {tensor_of({theta[0].values()[0] - kTarget})};
@@ -266,7 +265,8 @@ Step<Exercises> solve_exercises(const std::vector<std::vector<double>>& variants
     x.adam_vs_lambda_zero = std::max(x.adam_vs_lambda_zero,
                                      std::abs(theta[0].values()[0] - variants[4][t]));
   }
-  auto idle = LLMFS_TRY_AT("idle", AdamW::create({1e-3}, {{"d", 0.1, {{"t", Shape{1}}}}}));
+  auto idle =
+      LLMFS_TRY_AT("idle", AdamW::create({1e-3}, {{"d", 0.1, {{"t", Shape{1}}}}}));
   std::vector<Tensor> w = {tensor_of({1.0})};
   const std::vector<Tensor> zero = {tensor_of({0.0})};
   while (w[0].values()[0] > 0.5 && x.halving_steps < 100000) {
@@ -275,9 +275,11 @@ Step<Exercises> solve_exercises(const std::vector<std::vector<double>>& variants
   }
   const std::array<double, 4> gradients = {1e-9, 1e-3, 1.0, 1e3};
   for (std::size_t k = 0; k < gradients.size(); ++k) {
-    auto one = LLMFS_TRY_AT("one", AdamW::create({0.1}, {{"g", 0.0, {{"t", Shape{1}}}}}));
+    auto one =
+        LLMFS_TRY_AT("one", AdamW::create({0.1}, {{"g", 0.0, {{"t", Shape{1}}}}}));
     std::vector<Tensor> p = {tensor_of({0.0})};
-    LLMFS_TRY_AT("first step", one.step(p, std::vector<Tensor>{tensor_of({gradients[k]})}));
+    LLMFS_TRY_AT("first step",
+                 one.step(p, std::vector<Tensor>{tensor_of({gradients[k]})}));
     x.first_step[k] = std::abs(p[0].values()[0]);
   }
   return x;
@@ -297,7 +299,6 @@ Step<Evidence> gather() {
       e.variants.back().push_back(theta);
     }
   }
-  e.course_groups = LLMFS_TRY(course_groups());
   e.replay = LLMFS_TRY(replay_reference());
   const auto [unchanged, restored] = LLMFS_TRY(refuse_and_restore());
   e.refused_changed_nothing = unchanged;

@@ -40,18 +40,18 @@ struct Trajectory {
 /// The random problem replayed against torch.optim.AdamW.
 struct Replay {
   std::size_t parameters = 0, elements = 0, steps = 0;  ///< its size
-  double step1_max_relative = 0.0;   ///< max |θ − θ_torch|/|θ_torch| after step 1
-  double step100_max_abs = 0.0;      ///< max |θ − θ_torch| after step 100
-  double step100_bound = 0.0;        ///< the derived bound at that element
-  double smallest_margin = 0.0;      ///< min over elements and kept steps of bound/|Δθ|
-  std::size_t bitwise_equal = 0;     ///< elements identical to torch's after step 100
+  double step1_max_relative = 0.0;  ///< max |θ − θ_torch|/|θ_torch| after step 1
+  double step100_max_abs = 0.0;     ///< max |θ − θ_torch| after step 100
+  double step100_bound = 0.0;       ///< the derived bound at that element
+  double smallest_margin = 0.0;   ///< min over elements and kept steps of bound/|Δθ|
+  std::size_t bitwise_equal = 0;  ///< elements identical to torch's after step 100
   double moments_max_relative = 0.0;  ///< m and v after step 100
 };
 
 /// The exercise answers, computed.
 struct Exercises {
-  double adam_vs_lambda_zero = 0.0;   ///< 1: max |AdamW(λ=0) − Adam| over 3 steps
-  std::size_t halving_steps = 0;      ///< 2: zero-gradient steps to halve θ
+  double adam_vs_lambda_zero = 0.0;    ///< 1: max |AdamW(λ=0) − Adam| over 3 steps
+  std::size_t halving_steps = 0;       ///< 2: zero-gradient steps to halve θ
   std::array<double, 4> first_step{};  ///< 3: |Δθ| at step 1 for g = 1e-9 … 1e3
 };
 
@@ -59,7 +59,6 @@ struct Exercises {
 struct Evidence {
   Trajectory fixture;
   std::vector<std::vector<double>> variants;  ///< θ₁, θ₂, θ₃ per variant
-  std::vector<llmfs::training::ParameterGroup> course_groups;  ///< decay_groups()
   Replay replay;
   bool refused_changed_nothing = false;  ///< values and state equal after a refusal
   bool restore_bit_for_bit = false;      ///< restored optimizer continues identically
@@ -71,7 +70,8 @@ struct Evidence {
 [[nodiscard]] Step<Trajectory> run_fixture();
 /// One step of `variant` on a scalar (θ, m, v) at step t with gradient g; η = 0.1,
 /// β₁ = 0.9, β₂ = 0.999, ε = 0, λ = kLambda.
-void variant_step(Variant variant, double& theta, double& m, double& v, double g, int t);
+void variant_step(Variant variant, double& theta, double& m, double& v, double g,
+                  int t);
 /// The random problem of the reference file.
 [[nodiscard]] Step<Replay> replay_reference();
 /// Runs the whole chapter once.

@@ -1,8 +1,8 @@
 // Chapter 22
 #pragma once
-// Chapter 22's frozen fixture, shared by the demo and tests/chapters/ch22_*_test.cpp: two
-// parameters in two named groups with constant gradients, and the one-parameter problem
-// on which the variants of the update are compared.
+// Chapter 22's frozen fixture, shared by the demo and tests/chapters/ch22_*_test.cpp:
+// two parameters in two named groups with constant gradients, and the one-parameter
+// problem on which the variants of the update are compared.
 
 #include <vector>
 

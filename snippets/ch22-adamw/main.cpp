@@ -3,6 +3,6 @@
 #include "evidence.hpp"
 
 int main(int argc, char** argv) {
-  return snippets::run_chapter("ch22-adamw", argc, argv, ch22::gather, ch22::render_report,
-                               ch22::render_trace);
+  return snippets::run_chapter("ch22-adamw", argc, argv, ch22::gather,
+                               ch22::render_report, ch22::render_trace);
 }

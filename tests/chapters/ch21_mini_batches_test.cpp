@@ -1,7 +1,7 @@
-// Chapter 21's claims: the fixture's values derived by hand in chapters/21-mini-batches.md,
-// the shuffles and batch losses against plain Python and PyTorch float64
-// (tests/reference/data/training/ch21_batches.txt, make_batches_reference.py), the
-// refusals and the exercises.
+// Chapter 21's claims: the fixture's values derived by hand in
+// chapters/21-mini-batches.md, the shuffles and batch losses against plain Python and
+// PyTorch float64 (tests/reference/data/training/ch21_batches.txt,
+// make_batches_reference.py), the refusals and the exercises.
 
 #include <cmath>
 #include <sstream>
@@ -59,8 +59,8 @@ TEST(Fixture, PositionMeanIgnoresTheShuffleAndTheMeanOfBatchesDoesNot) {
   ASSERT_EQ(f.epochs.size(), 2u);
   EXPECT_EQ(f.epochs[0].order, (std::vector<std::size_t>{3, 1, 5, 0, 2, 4}));
   // Epoch 0: [3,1,5,0] = 3 mixed + 1 known, [2,4] = 1 known + 1 mixed.
-  EXPECT_NEAR(f.epochs[0].mean_of_batches, ((3 * kMixed + kKnown) / 4 + (kKnown + kMixed) / 2) / 2,
-              1e-15);
+  EXPECT_NEAR(f.epochs[0].mean_of_batches,
+              ((3 * kMixed + kKnown) / 4 + (kKnown + kMixed) / 2) / 2, 1e-15);
   // Every position once: 4 mixed and 2 known examples of 2 positions each.
   for (const auto& epoch : f.epochs)
     EXPECT_NEAR(epoch.position_mean, (4 * kMixed + 2 * kKnown) / 6, 1e-15);
@@ -70,7 +70,8 @@ TEST(Fixture, PositionMeanIgnoresTheShuffleAndTheMeanOfBatchesDoesNot) {
 
 TEST(Reference, BoundedDrawsAndOrdersMatchPlainPython) {
   std::size_t bounded_lines = 0, order_lines = 0;
-  for (const auto& r : llmfs::testing::read_keyed_records("tests/reference/data/training/ch21_batches.txt")) {
+  for (const auto& r : llmfs::testing::read_keyed_records(
+           "tests/reference/data/training/ch21_batches.txt")) {
     if (r.kind == "BOUNDED") {
       llmfs::SplitMix64 rng(std::stoull(r.fields.at("seed")));
       const std::uint64_t n = std::stoull(r.fields.at("n"));
@@ -96,26 +97,33 @@ TEST(Reference, BatchesLossesAndGradientsMatchPyTorchFloat64) {
   std::size_t batches = 0;
   std::vector<double> losses;
   std::vector<std::size_t> positions;
-  for (const auto& r : llmfs::testing::read_keyed_records("tests/reference/data/training/ch21_batches.txt")) {
+  for (const auto& r : llmfs::testing::read_keyed_records(
+           "tests/reference/data/training/ch21_batches.txt")) {
     if (r.kind == "SEQUENCE")
       sequences.push_back(ch21_numbers<llmfs::text::TokenId>(r.fields.at("ids")));
     if (r.kind == "TABLE")
-      table = Tensor::from(Shape{6, 6}, ch21_numbers<double>(r.fields.at("values"))).value();
+      table = Tensor::from(Shape{6, 6}, ch21_numbers<double>(r.fields.at("values")))
+                  .value();
     if (r.kind == "BATCH") {
       const llmfs::text::WindowConfig windows{3, 2};
       const auto examples = llmfs::text::make_examples(sequences, windows).value();
-      const auto order = epoch_order(examples.size(), 21, std::stoull(r.fields.at("epoch")));
-      const auto batch =
-          make_batch(sequences, examples, order, std::stoull(r.fields.at("index")), {4}, windows)
-              .value();
+      const auto order =
+          epoch_order(examples.size(), 21, std::stoull(r.fields.at("epoch")));
+      const auto batch = make_batch(sequences, examples, order,
+                                    std::stoull(r.fields.at("index")), {4}, windows)
+                             .value();
       EXPECT_EQ(batch.examples, ch21_numbers<std::size_t>(r.fields.at("examples")));
-      EXPECT_EQ(batch.inputs.ids, ch21_numbers<llmfs::text::TokenId>(r.fields.at("inputs")));
-      EXPECT_EQ(batch.targets.ids, ch21_numbers<llmfs::text::TokenId>(r.fields.at("targets")));
+      EXPECT_EQ(batch.inputs.ids,
+                ch21_numbers<llmfs::text::TokenId>(r.fields.at("inputs")));
+      EXPECT_EQ(batch.targets.ids,
+                ch21_numbers<llmfs::text::TokenId>(r.fields.at("targets")));
       const auto loss = ch21::batch_loss(batch);
-      const double value =
-          llmfs::autograd::evaluate_loss(loss, std::span(&table, 1)).value().values()[0];
+      const double value = llmfs::autograd::evaluate_loss(loss, std::span(&table, 1))
+                               .value()
+                               .values()[0];
       EXPECT_NEAR(value, r.number("loss"), 1e-13 * r.number("loss"));
-      const auto gradient = llmfs::autograd::tape_gradients(loss, std::span(&table, 1)).value();
+      const auto gradient =
+          llmfs::autograd::tape_gradients(loss, std::span(&table, 1)).value();
       const auto want = ch21_numbers<double>(r.fields.at("gradient"));
       for (std::size_t k = 0; k < want.size(); ++k)
         EXPECT_NEAR(gradient[0].values()[k], want[k], 1e-13);
@@ -124,7 +132,8 @@ TEST(Reference, BatchesLossesAndGradientsMatchPyTorchFloat64) {
       ++batches;
     }
     if (r.kind == "EPOCH") {
-      EXPECT_NEAR(position_weighted_mean(losses, positions), r.number("all_positions"), 1e-13);
+      EXPECT_NEAR(position_weighted_mean(losses, positions), r.number("all_positions"),
+                  1e-13);
       losses.clear();
       positions.clear();
     }
@@ -137,7 +146,8 @@ TEST(Refusals, EachNamesItsCode) {
   ASSERT_EQ(errors.size(), 6u);
   EXPECT_EQ(errors[0][1], "batch plan: batch size is zero (B=0)");
   EXPECT_NE(errors[5][1].find("stride leaves gaps"), std::string::npos);
-  for (const auto& [name, text] : errors) EXPECT_NE(text, "accepted") << name;
+  for (const auto& [name, text] : errors)
+    EXPECT_NE(text, "accepted") << name;
 }
 
 TEST(Exercises, AnswersMatchTheirDerivations) {
@@ -147,7 +157,7 @@ TEST(Exercises, AnswersMatchTheirDerivations) {
   EXPECT_EQ(x.batches_b64, (e.corpus.examples + 63) / 64);
   EXPECT_EQ(x.last_rows_b64, e.corpus.examples % 64);
   EXPECT_EQ(x.threshold, std::uint64_t{1} << 62);  // 2⁶⁴ − 3·2⁶² = 2⁶²
-  EXPECT_NEAR(x.mean_draws, 4.0 / 3.0, 0.01);     // rejection probability 1/4
+  EXPECT_NEAR(x.mean_draws, 4.0 / 3.0, 0.01);      // rejection probability 1/4
   EXPECT_EQ(e.bias.byte_residues, (std::array<int, 3>{86, 85, 85}));
   EXPECT_NEAR(e.bias.modulo_below, 0.5, 0.01);
   EXPECT_NEAR(e.bias.lemire_below, 1.0 / 3, 0.01);

@@ -1,5 +1,5 @@
-// Unit tests of training/batches (Chapter 21): Lemire's bounded draw, Fisher–Yates, epoch
-// orders, [B,T] batches and their refusals, and the position-weighted mean.
+// Unit tests of training/batches (Chapter 21): Lemire's bounded draw, Fisher–Yates,
+// epoch orders, [B,T] batches and their refusals, and the position-weighted mean.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -19,7 +19,8 @@ using llmfs::text::TokenId;
 using llmfs::text::WindowConfig;
 
 TEST(Bounded, PowerOfTwoIsTheTopBitsOfOneDraw) {
-  // n = 2^k: the high word of x·2^k is x >> (64 − k), and 2^64 mod 2^k = 0 never rejects.
+  // n = 2^k: the high word of x·2^k is x >> (64 − k), and 2^64 mod 2^k = 0 never
+  // rejects.
   for (unsigned k = 1; k < 64; k += 7) {
     SplitMix64 a(k), b(k);
     for (int i = 0; i < 50; ++i)
@@ -29,8 +30,10 @@ TEST(Bounded, PowerOfTwoIsTheTopBitsOfOneDraw) {
 
 TEST(Bounded, StaysBelowNForManyN) {
   SplitMix64 rng(5);
-  for (std::uint64_t n : {1ull, 2ull, 3ull, 7ull, 1000ull, (3ull << 62), ~0ull, (1ull << 63) + 1})
-    for (int i = 0; i < 200; ++i) EXPECT_LT(bounded(rng, n), n);
+  for (std::uint64_t n :
+       {1ull, 2ull, 3ull, 7ull, 1000ull, (3ull << 62), ~0ull, (1ull << 63) + 1})
+    for (int i = 0; i < 200; ++i)
+      EXPECT_LT(bounded(rng, n), n);
   EXPECT_EQ(bounded(rng, 0), 0u);
 }
 
@@ -42,8 +45,8 @@ TEST(Bounded, ZeroDrawsNothing) {
 }
 
 TEST(Bounded, RemovesTheModuloBiasThatXModNHas) {
-  // n = 3·2^62: x mod n lands below 2^62 for half of all x (two preimages each), where a
-  // fair draw lands there a third of the time.
+  // n = 3·2^62: x mod n lands below 2^62 for half of all x (two preimages each), where
+  // a fair draw lands there a third of the time.
   const std::uint64_t n = 3ull << 62;
   SplitMix64 a(1), b(1);
   int fair = 0, modulo = 0;
@@ -67,7 +70,8 @@ TEST(Shuffle, EveryOrderOfThreeIsEquallyLikely) {
   }
   ASSERT_EQ(counts.size(), 6u);
   double chi2 = 0;
-  for (const auto& [order, c] : counts) chi2 += std::pow(c - trials / 6.0, 2) / (trials / 6.0);
+  for (const auto& [order, c] : counts)
+    chi2 += std::pow(c - trials / 6.0, 2) / (trials / 6.0);
   EXPECT_LT(chi2, 20.5);  // 5 degrees of freedom: p ≈ 0.001
 }
 
@@ -76,7 +80,8 @@ TEST(EpochOrder, IsAPermutationDeterminedBySeedAndEpoch) {
     const auto order = epoch_order(n, 7, 3);
     std::vector<std::size_t> sorted = order;
     std::sort(sorted.begin(), sorted.end());
-    for (std::size_t i = 0; i < n; ++i) EXPECT_EQ(sorted[i], i);
+    for (std::size_t i = 0; i < n; ++i)
+      EXPECT_EQ(sorted[i], i);
     EXPECT_EQ(order, epoch_order(n, 7, 3));
   }
   EXPECT_NE(epoch_order(100, 7, 0), epoch_order(100, 7, 1));
@@ -131,21 +136,23 @@ TEST(Batch, RefusalsAreTyped) {
             BatchErrorCode::order_size);
   EXPECT_EQ(code(make_batch(kSequences, kExamples, order, 2, {4}, kWindows)),
             BatchErrorCode::batch_index);
-  EXPECT_EQ(code(make_batch(kSequences, kExamples, order, 1, {4, LastBatch::drop},
-                            kWindows)),
-            BatchErrorCode::batch_index);
+  EXPECT_EQ(
+      code(make_batch(kSequences, kExamples, order, 1, {4, LastBatch::drop}, kWindows)),
+      BatchErrorCode::batch_index);
   const std::vector<std::size_t> bad_entry = {0, 1, 2, 3, 4, 6};
   EXPECT_EQ(code(make_batch(kSequences, kExamples, bad_entry, 1, {4}, kWindows)),
             BatchErrorCode::order_entry);
   EXPECT_EQ(code(make_batch(kSequences, kExamples, order, 1, {4}, WindowConfig{3, 1})),
             BatchErrorCode::window_outside);
-  const auto config = make_batch(kSequences, kExamples, order, 0, {4}, WindowConfig{0, 1});
+  const auto config =
+      make_batch(kSequences, kExamples, order, 0, {4}, WindowConfig{0, 1});
   EXPECT_EQ(code(config), BatchErrorCode::window_config);
   ASSERT_TRUE(config.error().cause.has_value());
   EXPECT_EQ(config.error().cause->code, llmfs::text::WindowErrorCode::zero_context);
-  EXPECT_EQ(fmt::format("{}", make_batch(kSequences, kExamples, order, 2, {4}, kWindows)
-                                  .error()),
-            "batch: batch index past the epoch (batch 2 of 2 (N=6, B=4))");
+  EXPECT_EQ(
+      fmt::format("{}",
+                  make_batch(kSequences, kExamples, order, 2, {4}, kWindows).error()),
+      "batch: batch index past the epoch (batch 2 of 2 (N=6, B=4))");
 }
 
 TEST(PositionWeightedMean, WeighsEachBatchByItsPositions) {

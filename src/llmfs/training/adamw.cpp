@@ -1,6 +1,4 @@
 // Chapter 22
-#include <llmfs/training/adamw.hpp>
-
 #include <cmath>
 #include <set>
 #include <utility>
@@ -8,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <llmfs/core/try.hpp>
+#include <llmfs/training/adamw.hpp>
 
 namespace llmfs::training {
 
@@ -32,34 +31,38 @@ constexpr std::string_view kConfig = "adamw config";
 std::vector<const ParameterSlot*> slots_of(std::span<const ParameterGroup> groups) {
   std::vector<const ParameterSlot*> slots;
   for (const ParameterGroup& group : groups)
-    for (const ParameterSlot& slot : group.parameters) slots.push_back(&slot);
+    for (const ParameterSlot& slot : group.parameters)
+      slots.push_back(&slot);
   return slots;
 }
 
 // region: adamw-config-checks
 // η > 0, β₁ and β₂ in [0, 1), ε ≥ 0, every λ ≥ 0, all finite; names non-empty and
 // unique (group names among groups, parameter names over all groups).
-std::expected<void, OptimizerError> check_config(const AdamWHyper& h,
-                                                 std::span<const ParameterGroup> groups) {
+[[nodiscard]] std::expected<void, OptimizerError> check_config(
+    const AdamWHyper& h, std::span<const ParameterGroup> groups) {
   const auto beta_ok = [](double b) { return b >= 0.0 && b < 1.0; };
   if (!(h.learning_rate > 0.0 && std::isfinite(h.learning_rate)) || !beta_ok(h.beta1) ||
       !beta_ok(h.beta2) || !(h.epsilon >= 0.0 && std::isfinite(h.epsilon)))
     return reject(OptimizerErrorCode::bad_hyperparameter, kConfig,
-                  fmt::format("lr={} beta1={} beta2={} eps={}", h.learning_rate, h.beta1,
-                              h.beta2, h.epsilon));
+                  fmt::format("lr={} beta1={} beta2={} eps={}", h.learning_rate,
+                              h.beta1, h.beta2, h.epsilon));
   std::set<std::string_view> groups_seen, names_seen;
   for (const ParameterGroup& g : groups) {
     if (!(g.weight_decay >= 0.0 && std::isfinite(g.weight_decay)))
       return reject(OptimizerErrorCode::bad_hyperparameter, kConfig,
                     fmt::format("group {}: weight_decay={}", g.name, g.weight_decay));
-    if (g.name.empty()) return reject(OptimizerErrorCode::empty_name, kConfig, "a group");
+    if (g.name.empty())
+      return reject(OptimizerErrorCode::empty_name, kConfig, "a group");
     if (!groups_seen.insert(g.name).second)
       return reject(OptimizerErrorCode::duplicate_name, kConfig, "group " + g.name);
     for (const ParameterSlot& slot : g.parameters) {
       if (slot.name.empty())
-        return reject(OptimizerErrorCode::empty_name, kConfig, "a parameter of " + g.name);
+        return reject(OptimizerErrorCode::empty_name, kConfig,
+                      "a parameter of " + g.name);
       if (!names_seen.insert(slot.name).second)
-        return reject(OptimizerErrorCode::duplicate_name, kConfig, "parameter " + slot.name);
+        return reject(OptimizerErrorCode::duplicate_name, kConfig,
+                      "parameter " + slot.name);
     }
   }
   return {};
@@ -67,12 +70,14 @@ std::expected<void, OptimizerError> check_config(const AdamWHyper& h,
 // endregion: adamw-config-checks
 
 // One tensor per slot, each of the slot's shape.
-std::expected<void, OptimizerError> check_tensors(
-    std::span<const ParameterSlot* const> slots, std::span<const tensor::Tensor> tensors,
-    std::string_view what, std::string_view stage) {
+[[nodiscard]] std::expected<void, OptimizerError> check_tensors(
+    std::span<const ParameterSlot* const> slots,
+    std::span<const tensor::Tensor> tensors, std::string_view what,
+    std::string_view stage) {
   if (tensors.size() != slots.size())
-    return reject(OptimizerErrorCode::count_mismatch, std::string(stage),
-                  fmt::format("{} {} for {} parameters", tensors.size(), what, slots.size()));
+    return reject(
+        OptimizerErrorCode::count_mismatch, std::string(stage),
+        fmt::format("{} {} for {} parameters", tensors.size(), what, slots.size()));
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (tensors[i].shape() != slots[i]->shape)
       return reject(OptimizerErrorCode::shape_mismatch, std::string(stage),
@@ -98,7 +103,8 @@ std::expected<AdamW, OptimizerError> AdamW::create(AdamWHyper hyper,
 // Counts and shapes of values and gradients, then every gradient element finite:
 // all of it before the first parameter changes.
 std::expected<void, OptimizerError> AdamW::check_step(
-    std::span<const tensor::Tensor> values, std::span<const tensor::Tensor> gradients) const {
+    std::span<const tensor::Tensor> values,
+    std::span<const tensor::Tensor> gradients) const {
   const auto slots = slots_of(groups_);
   LLMFS_TRY(check_tensors(slots, values, "values", "adamw step"));
   LLMFS_TRY(check_tensors(slots, gradients, "gradients", "adamw step"));
@@ -113,14 +119,16 @@ std::expected<void, OptimizerError> AdamW::check_step(
 // endregion: adamw-step-checks
 
 // region: adamw-step
-std::expected<void, OptimizerError> AdamW::step(std::span<tensor::Tensor> values,
-                                                std::span<const tensor::Tensor> gradients) {
+std::expected<void, OptimizerError> AdamW::step(
+    std::span<tensor::Tensor> values, std::span<const tensor::Tensor> gradients) {
   LLMFS_TRY(check_step(values, gradients));
   const auto [lr, beta1, beta2, eps] = hyper_;
   const std::uint64_t t = ++state_.step;
-  // Bias corrections: m and v started at 0, so their expectation is (1 − βᵗ)·E[g], E[g²]
+  // Bias corrections: m and v started at 0, so their expectation is (1 − βᵗ)·E[g],
+  // E[g²]
   const double step_size = lr / (1.0 - std::pow(beta1, static_cast<double>(t)));
-  const double correction2_sqrt = std::sqrt(1.0 - std::pow(beta2, static_cast<double>(t)));
+  const double correction2_sqrt =
+      std::sqrt(1.0 - std::pow(beta2, static_cast<double>(t)));
   std::size_t i = 0;
   for (const ParameterGroup& group : groups_) {
     const double decay = 1.0 - lr * group.weight_decay;
@@ -145,7 +153,8 @@ std::expected<void, OptimizerError> AdamW::step(std::span<tensor::Tensor> values
 std::expected<void, OptimizerError> AdamW::restore(AdamWState saved) {
   const auto slots = slots_of(groups_);
   LLMFS_TRY(check_tensors(slots, saved.first_moment, "first moments", "adamw restore"));
-  LLMFS_TRY(check_tensors(slots, saved.second_moment, "second moments", "adamw restore"));
+  LLMFS_TRY(
+      check_tensors(slots, saved.second_moment, "second moments", "adamw restore"));
   state_ = std::move(saved);
   return {};
 }

@@ -38,15 +38,15 @@ struct ParameterSlot {
 
 /// A named group of parameters sharing one weight decay λ.
 struct ParameterGroup {
-  std::string name;                     ///< e.g. `decay`, `no_decay`
-  double weight_decay = 0.0;            ///< λ ≥ 0: each step multiplies θ by 1 − ηλ
+  std::string name;           ///< e.g. `decay`, `no_decay`
+  double weight_decay = 0.0;  ///< λ ≥ 0: each step multiplies θ by 1 − ηλ
   std::vector<ParameterSlot> parameters;  ///< in the order of values and gradients
 };
 
 /// Everything the optimizer remembers between steps; restore() puts it back exactly.
 struct AdamWState {
-  std::uint64_t step = 0;                    ///< t: updates done so far
-  std::vector<tensor::Tensor> first_moment;  ///< m per parameter, in slot order
+  std::uint64_t step = 0;                     ///< t: updates done so far
+  std::vector<tensor::Tensor> first_moment;   ///< m per parameter, in slot order
   std::vector<tensor::Tensor> second_moment;  ///< v per parameter, in slot order
 
   /// Equal when t and every moment are equal, bit for bit.
@@ -57,13 +57,13 @@ struct AdamWState {
 // region: adamw-errors
 /// What is wrong with an optimizer's configuration or with one step's inputs.
 enum class OptimizerErrorCode {
-  bad_hyperparameter,  ///< η ≤ 0, β outside [0, 1), ε < 0, λ < 0, or not finite
-  empty_name,          ///< a group or parameter name is empty
-  duplicate_name,      ///< two parameters (or two groups) share a name
-  count_mismatch,      ///< values, gradients or moments ≠ one per parameter
-  shape_mismatch,      ///< a value, gradient or moment has the wrong shape
+  bad_hyperparameter,   ///< η ≤ 0, β outside [0, 1), ε < 0, λ < 0, or not finite
+  empty_name,           ///< a group or parameter name is empty
+  duplicate_name,       ///< two parameters (or two groups) share a name
+  count_mismatch,       ///< values, gradients or moments ≠ one per parameter
+  shape_mismatch,       ///< a value, gradient or moment has the wrong shape
   non_finite_gradient,  ///< a gradient element is NaN or ±∞
-  tensor,              ///< a tensor operation failed (see the cause)
+  tensor,               ///< a tensor operation failed (see the cause)
 };
 
 /// The fixed description of a code, e.g. `"gradient is not finite"`.
@@ -104,7 +104,9 @@ class AdamW {
   [[nodiscard]] std::expected<void, OptimizerError> restore(AdamWState saved);
 
   /// The groups, as given to create().
-  [[nodiscard]] std::span<const ParameterGroup> groups() const noexcept { return groups_; }
+  [[nodiscard]] std::span<const ParameterGroup> groups() const noexcept {
+    return groups_;
+  }
   /// The hyperparameters.
   [[nodiscard]] const AdamWHyper& hyper() const noexcept { return hyper_; }
 

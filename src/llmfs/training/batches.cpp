@@ -1,12 +1,11 @@
 // Chapter 21
-#include <llmfs/training/batches.hpp>
-
 #include <algorithm>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include <llmfs/core/try.hpp>
+#include <llmfs/training/batches.hpp>
 
 namespace llmfs::training {
 
@@ -51,9 +50,11 @@ std::vector<std::size_t> epoch_order(std::size_t count, std::uint64_t seed,
                                      std::size_t epoch) {
   SplitMix64 seeds(seed);
   std::uint64_t epoch_seed = seeds.next_u64();
-  for (std::size_t e = 0; e < epoch; ++e) epoch_seed = seeds.next_u64();
+  for (std::size_t e = 0; e < epoch; ++e)
+    epoch_seed = seeds.next_u64();
   std::vector<std::size_t> order(count);
-  for (std::size_t i = 0; i < count; ++i) order[i] = i;
+  for (std::size_t i = 0; i < count; ++i)
+    order[i] = i;
   SplitMix64 rng(epoch_seed);
   shuffle(order, rng);
   return order;
@@ -74,15 +75,16 @@ namespace {
 // region: batch-checks
 // Before anything is built: the window configuration, B, the order's size, the batch
 // index, and that each chosen example's T + 1 tokens lie inside its sequence.
-std::expected<void, BatchError> check_batch(
+[[nodiscard]] std::expected<void, BatchError> check_batch(
     const std::vector<std::vector<text::TokenId>>& sequences,
     std::span<const text::Example> examples, std::span<const std::size_t> order,
     std::size_t index, BatchConfig config, text::WindowConfig windows) {
   LLMFS_TRY_AT("batch plan", text::check_window_config(windows));
   const std::size_t batches = LLMFS_TRY(batch_count(examples.size(), config));
   if (order.size() != examples.size())
-    return reject(BatchErrorCode::order_size, "batch plan",
-                  fmt::format("{} entries for {} examples", order.size(), examples.size()));
+    return reject(
+        BatchErrorCode::order_size, "batch plan",
+        fmt::format("{} entries for {} examples", order.size(), examples.size()));
   if (index >= batches)
     return reject(BatchErrorCode::batch_index, "batch",
                   fmt::format("batch {} of {} (N={}, B={})", index, batches,

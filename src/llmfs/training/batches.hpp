@@ -44,7 +44,8 @@ void shuffle(std::span<std::size_t> items, SplitMix64& rng) noexcept;
 /// SplitMix64(`seed`). Depends on (count, seed, epoch) alone: the same arguments give
 /// the same order, bit for bit, on every run, and any epoch can be recomputed without
 /// replaying the ones before it (Chapter 35 resumes training this way).
-[[nodiscard]] std::vector<std::size_t> epoch_order(std::size_t count, std::uint64_t seed,
+[[nodiscard]] std::vector<std::size_t> epoch_order(std::size_t count,
+                                                   std::uint64_t seed,
                                                    std::size_t epoch);
 // endregion: shuffle-api
 
@@ -57,7 +58,7 @@ enum class LastBatch {
 
 /// How the examples are grouped.
 struct BatchConfig {
-  std::size_t batch_size = 0;     ///< B ≥ 1: examples per batch
+  std::size_t batch_size = 0;        ///< B ≥ 1: examples per batch
   LastBatch last = LastBatch::keep;  ///< what happens to the remainder
 };
 
@@ -107,9 +108,9 @@ using BatchError =
     std::size_t index, BatchConfig config, text::WindowConfig windows);
 
 /// The mean loss per position over batches whose losses are each a mean over their own
-/// positions: Σ loss_k·n_k / Σ n_k with n_k = B'_k·T. Differs from the plain mean of the
-/// batch losses as soon as one batch is smaller (the last, partial one). Returns 0 for
-/// no positions; the two spans are read up to the shorter length.
+/// positions: Σ loss_k·n_k / Σ n_k with n_k = B'_k·T. Differs from the plain mean of
+/// the batch losses as soon as one batch is smaller (the last, partial one). Returns 0
+/// for no positions; the two spans are read up to the shorter length.
 [[nodiscard]] double position_weighted_mean(std::span<const double> batch_losses,
                                             std::span<const std::size_t> positions);
 
