@@ -283,7 +283,9 @@ void FastTrainer::rewrite(std::uint32_t first, std::uint32_t last, Change&& chan
   for (const Term& term : after_) {
     counts_[term.pair] += weight * term.n;
     changed_.push_back(term.pair);
-    const auto same = [&](const Term& t) { return t.pair == term.pair && t.at == term.at; };
+    const auto same = [&](const Term& t) {
+      return t.pair == term.pair && t.at == term.at;
+    };
     if (std::ranges::none_of(before_, same)) where_[term.pair].push_back(term.at);
   }
 }
