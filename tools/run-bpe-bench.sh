@@ -4,8 +4,8 @@
 # trainer on the same King James text in one run, the naive trainer beside the fast one
 # on a slice, and text without spaces (400,000 random bytes a/b: ours as one chunk and as
 # 100 lines, SentencePiece on the lines); prints CPU time per run and the ratios, and
-# writes them with the run's environment to bench/results/ch03-bpe-train.txt (a measurement, never a golden: the chapter
-# quotes it, nothing compares against it).
+# writes them with the run's environment to bench/results/ch03-bpe-train.txt (a
+# measurement, never a golden: the chapter quotes it, nothing compares against it).
 set -euo pipefail
 
 source "$(dirname "$0")/bench-common.sh"

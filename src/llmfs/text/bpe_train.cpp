@@ -201,7 +201,6 @@ struct PairHash {
   }
 };
 
-// region: fast-trainer-state
 // The fast trainer's tables: the runs of every word, every pair's count, the runs
 // where each pair may occur (entries may be stale, never missing), and the heap.
 class FastTrainer {
@@ -227,7 +226,6 @@ class FastTrainer {
   std::vector<Term> before_, after_;  // rewrite()'s scratch
   std::vector<TokenPair> changed_;    // pairs whose count changed in this merge
 };
-// endregion: fast-trainer-state
 
 // region: fast-runs
 // Each word starts empty, two sentinels; writing its bytes in as runs is its first
@@ -254,6 +252,7 @@ FastTrainer::FastTrainer(std::span<const ChunkCount> chunks) {
 // The terms of the runs first … last: each run's (x,x), each boundary between them.
 void FastTrainer::collect(std::uint32_t first, std::uint32_t last,
                           std::vector<Term>& out) const {
+  out.clear();
   for (std::uint32_t at = first;; at = runs_[at].next) {
     const Run& run = runs_[at];
     if (run.length >= 2) out.push_back({{run.token, run.token}, at, run.length / 2});
@@ -265,24 +264,22 @@ void FastTrainer::collect(std::uint32_t first, std::uint32_t last,
 // endregion: fast-runs
 
 // region: fast-rewrite
-// Every change to a word goes through here: the terms of a stretch of runs leave the
-// counts, the stretch changes (its two ends stay), and its new terms come in. A term
-// that was not there before is listed under its pair.
+// Every change to a word: a stretch's terms leave the counts, the stretch changes (its
+// two end runs stay), its new terms come in; one not there before is listed.
 template <class Change>
 void FastTrainer::rewrite(std::uint32_t first, std::uint32_t last, Change&& change) {
-  before_.clear();
-  after_.clear();
   collect(first, last, before_);
   change();
   collect(first, last, after_);
-  const std::int64_t weight = runs_[first].weight;
-  for (const Term& term : before_) {
-    counts_[term.pair] -= weight * term.n;
+  const std::int64_t weight = runs_[first].weight;  // the word's, sentinels included
+  const auto count = [&](const Term& term, std::int64_t sign) {
+    counts_[term.pair] += sign * weight * term.n;
     changed_.push_back(term.pair);
-  }
+  };
+  for (const Term& term : before_)
+    count(term, -1);
   for (const Term& term : after_) {
-    counts_[term.pair] += weight * term.n;
-    changed_.push_back(term.pair);
+    count(term, +1);
     const auto same = [&](const Term& t) {
       return t.pair == term.pair && t.at == term.at;
     };
