@@ -6,13 +6,12 @@
 //   bpe/naive/slice         train_bpe_naive on the first kSliceDocuments documents
 //   bpe/fast/slice          train_bpe on the same slice: the speed-up in the same run
 //   bpe/fast/nospace-chunk  train_bpe, 3,838 merges, on 400,000 random bytes a/b
-//   (SplitMix64
-//                           seed 3) with no space or newline: the whole text one chunk
-//   bpe/fast/nospace-lines  train_bpe on the same bytes as 100 documents of 4,000 bytes
-//   bpe/sentencepiece/nospace-lines  SentencePiece on the same 100 lines (its BPE
-//   trainer
-//                           refuses a word longer than 65,535 characters, so it cannot
-//                           take the text as one chunk)
+//                           (SplitMix64 seed 3), no space or newline: one chunk
+//   bpe/fast/nospace-lines  train_bpe on the same bytes as 100 documents of 4,000
+//   bpe/sentencepiece/nospace-lines
+//                           SentencePiece on the same 100 lines; its BPE trainer keeps
+//                           a position within a word in 16 bits and stops with an
+//                           error on a 100,000-character word, so not on one chunk
 //
 // The training documents: chapter 2's training partition (tools/corpus-partitions.tsv),
 // read with chapter 2's corpus reader. Before the benchmarks run, the program prints

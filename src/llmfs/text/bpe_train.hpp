@@ -122,13 +122,14 @@ struct ChunkCount {
     std::span<const std::string_view> documents, std::size_t vocab_size);
 
 /// The fast trainer: the same rules and exactly the same result as train_bpe_naive().
-/// Each distinct chunk (count_chunks()) is a doubly linked list of maximal runs of equal
-/// tokens; an index lists, for each pair, the runs where it may occur, and a merge
-/// rewrites only the few runs around each of its pair's places, so a merge costs time
-/// in proportion to the number of places it changes, not to the length of the chunks
-/// that hold them. The best pair comes from a max-heap of (count, pair) whose stale
-/// entries are skipped when popped. Time about O(N log N) and memory O(N) for N bytes
-/// of distinct chunks. Errors: those of merges_for_vocab().
+/// Each distinct chunk (count_chunks()) is a doubly linked list of maximal runs of
+/// equal tokens; an index lists, for each pair, the runs where it may occur, and a
+/// merge rewrites only the few runs around each of its pair's places, so a merge costs
+/// time in proportion to the number of places it changes, not to the length of the
+/// chunks that hold them. The best pair comes from a max-heap of (count, pair) whose
+/// stale entries are skipped when popped. Time about O(N log N) and memory O(N) for N
+/// bytes of distinct chunks (runs are numbered in 32 bits: about 4 × 10⁹ bytes of
+/// distinct chunks at most). Errors: those of merges_for_vocab().
 [[nodiscard]] std::expected<BpeTraining, BpeTrainError> train_bpe(
     std::span<const std::string_view> documents, std::size_t vocab_size);
 
