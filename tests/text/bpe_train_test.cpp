@@ -260,6 +260,75 @@ TEST(BpeTrainProperty, FastAndNaiveTrainersAgreeMergeByMerge) {
   }
 }
 
+// Text without spaces or newlines (code, Chinese, minified data): few, long chunks over
+// a 1-, 2- or 3-byte alphabet, written as runs of 1 to 9 equal bytes, so that long
+// runs, odd runs and runs that a merge splits or joins are everywhere. The documents
+// are cut into chunks of many lengths by an occasional space or newline, and some
+// repeat, so that a chunk's count is not always 1.
+std::vector<std::string> ch03_spaceless_corpus(Ch03Rng& rng) {
+  const std::size_t alphabet = rng.below(3) + 1;
+  const std::size_t max_length = std::size_t{1} << rng.below(10);  // 1 … 512 bytes
+  std::vector<std::string> docs(rng.below(3) + 1);
+  for (std::string& doc : docs) {
+    const std::size_t length = rng.below(max_length + 1);
+    while (doc.size() < length) {
+      char byte = static_cast<char>('a' + rng.below(alphabet));
+      if (rng.below(64) == 0) byte = rng.below(2) == 0 ? ' ' : '\n';
+      doc.append(rng.below(3) == 0 ? rng.below(9) + 1 : 1, byte);
+    }
+  }
+  if (rng.below(2) == 0) docs.push_back(docs.front());
+  return docs;
+}
+
+TEST(BpeTrainProperty, FastAndNaiveAgreeOnLongChunksWithoutSpaces) {
+  for (std::uint64_t seed = 2000; seed < 2600; ++seed) {
+    Ch03Rng rng{seed};
+    const std::vector<std::string> owned = ch03_spaceless_corpus(rng);
+    const Ch03Docs docs(owned.begin(), owned.end());
+    const std::size_t vocab = rng.below(4) == 0 ? kCh03Vocab : 258 + rng.below(60);
+    const auto naive = llmfs::text::train_bpe_naive(docs, vocab);
+    const auto fast = llmfs::text::train_bpe(docs, vocab);
+    ASSERT_TRUE(naive && fast);
+    ASSERT_EQ(naive->table.merges, fast->table.merges) << "seed " << seed;
+    ASSERT_EQ(naive->counts, fast->counts) << "seed " << seed;
+    ASSERT_EQ(naive->stop, fast->stop) << "seed " << seed;
+  }
+}
+
+TEST(BpeTrainProperty, OneLongChunkOfTwoBytesAgreesWithTheNaiveTrainer) {
+  // 6,000 random a/b bytes in one chunk: every merge's places lie in the same chunk,
+  // the case where recounting the whole chunk made the trainer quadratic.
+  Ch03Rng rng{7};
+  std::string text(6000, 'a');
+  for (char& byte : text)
+    byte = rng.below(2) == 0 ? 'a' : 'b';
+  const auto naive = llmfs::text::train_bpe_naive(Ch03Docs{text}, kCh03Vocab);
+  const auto fast = llmfs::text::train_bpe(Ch03Docs{text}, kCh03Vocab);
+  ASSERT_TRUE(naive && fast);
+  EXPECT_GT(naive->table.merges.size(), 100u);
+  EXPECT_EQ(*naive, *fast);
+}
+
+TEST(BpeTrain, RunsSplitAndJoinAsTheLeftToRightMergeSays) {
+  // A run split: chunks aaaaab, ␣aaaaab. (a,a) = 2 + 2 = 4 -> 256, leaving 256 256 a b
+  // and ␣ 256 256 a b. Then (256,256) = (256,a) = (a,b) = 2: the smallest, (a,b) =
+  // (97,98) -> 257. Then (256,256) = (256,257) = 2 -> 258 = (256,256), smaller. Then
+  // (258,257) = 2 -> 259; ␣ 259 is left once: stop.
+  const BpeTraining t = ch03_train_both({"aaaaab aaaaab"});
+  EXPECT_EQ(t.table.merges,
+            (std::vector<TokenPair>{{'a', 'a'}, {'a', 'b'}, {256, 256}, {258, 257}}));
+  EXPECT_EQ(t.counts, (std::vector<std::int64_t>{4, 2, 2, 2}));
+  // Runs joined: chunks ababab, \nababab. (a,b) = 3 + 3 = 6 -> 256, and the three new
+  // tokens of each chunk stand side by side: 256 256 256 and \n 256 256 256. Then
+  // (256,256) = ⌊3/2⌋ + ⌊3/2⌋ = 2 -> 257 (257 256, \n 257 256); (257,256) = 2 -> 258;
+  // \n 258 is left once: stop.
+  const BpeTraining j = ch03_train_both({"ababab\nababab"});
+  EXPECT_EQ(j.table.merges,
+            (std::vector<TokenPair>{{'a', 'b'}, {256, 256}, {257, 256}}));
+  EXPECT_EQ(j.counts, (std::vector<std::int64_t>{6, 2, 2}));
+}
+
 TEST(BpeTrainProperty, EachCountIsWhatTheMergeReplacesAndCountsNeverRise) {
   for (std::uint64_t seed = 1000; seed < 1200; ++seed) {
     Ch03Rng rng{seed};

@@ -1,6 +1,5 @@
 // Chapter 3
 #include <algorithm>
-#include <array>
 #include <limits>
 #include <queue>
 #include <unordered_map>
@@ -155,12 +154,42 @@ std::vector<ChunkCount> count_chunks(std::span<const std::string_view> documents
 namespace {
 
 // region: fast-state
-// A distinct chunk ("word") as its current tokens, with its count in the corpus.
-struct Word {
-  std::vector<TokenId> tokens;
-  std::int64_t count = 0;
-  TokenId visited = -1;  // the last merge that updated it (skips repeated entries)
+// A word (a distinct chunk) is a doubly linked list of runs: maximal stretches of one
+// token, so neighbouring runs never hold the same token. A run of L tokens x holds
+// ⌊L/2⌋ counted (x,x), and each boundary between two runs holds one pair. A sentinel
+// run stands at each end of a word; a removed run is marked gone.
+constexpr TokenId kEdge = -1;  // the sentinel's token: it holds no pair
+constexpr TokenId kGone = -2;  // the token of a run no longer in any list
+
+struct Run {
+  TokenId token = kEdge;
+  std::int64_t length = 0;           // L, the tokens in the run (0 for a sentinel)
+  std::int64_t weight = 0;           // how often its word occurs in the corpus
+  std::uint32_t prev = 0, next = 0;  // neighbouring runs of the same word
 };
+
+// What a stretch of runs holds: `n` counted occurrences of `pair`, listed under run
+// `at` (the run itself for (x,x), the left run of a boundary).
+struct Term {
+  TokenPair pair;
+  std::uint32_t at = 0;
+  std::int64_t n = 0;
+};
+
+// A heap entry; it is stale once the pair's count has changed since it was pushed.
+// std::priority_queue keeps the "largest" on top: the highest count, then the
+// smallest pair.
+struct Candidate {
+  std::int64_t count = 0;
+  TokenPair pair;
+};
+struct CandidateOrder {
+  bool operator()(const Candidate& a, const Candidate& b) const {
+    if (a.count != b.count) return a.count < b.count;
+    return b.pair < a.pair;
+  }
+};
+// endregion: fast-state
 
 struct PairHash {
   std::size_t operator()(TokenPair p) const noexcept {
@@ -172,81 +201,129 @@ struct PairHash {
   }
 };
 
-// A heap entry; it is stale once the pair's count has changed since it was pushed.
-struct Candidate {
-  std::int64_t count = 0;
-  TokenPair pair;
-};
-
-// std::priority_queue keeps the "largest" on top: the highest count, then the
-// smallest pair.
-struct CandidateOrder {
-  bool operator()(const Candidate& a, const Candidate& b) const {
-    if (a.count != b.count) return a.count < b.count;
-    return b.pair < a.pair;
-  }
-};
-// endregion: fast-state
-
-// region: fast-trainer-state
-// The fast trainer's tables: the words, every pair's count, the words a pair may
-// occur in (entries may be stale, never missing), and the heap of candidates.
+// The fast trainer's tables: the runs of every word, every pair's count, the runs
+// where each pair may occur (entries may be stale, never missing), and the heap.
 class FastTrainer {
  public:
-  explicit FastTrainer(std::span<const ChunkCount> chunks) {
-    for (const ChunkCount& chunk : chunks)
-      words_.push_back({byte_tokens(chunk.chunk), chunk.count});
-    std::vector<TokenPair> changed;
-    for (std::uint32_t w = 0; w < words_.size(); ++w)
-      add_word(w, +1, changed, /*index_all=*/true);
-    push(changed);
-  }
+  explicit FastTrainer(std::span<const ChunkCount> chunks);
   [[nodiscard]] Candidate best();
   void merge(TokenPair pair, TokenId token);
 
  private:
-  void add_word(std::uint32_t w, std::int64_t sign, std::vector<TokenPair>& changed,
-                bool index_all, TokenId token = -1);
-  void push(std::vector<TokenPair>& changed);
+  void collect(std::uint32_t first, std::uint32_t last, std::vector<Term>& out) const;
+  template <class Change>
+  void rewrite(std::uint32_t first, std::uint32_t last, Change&& change);
+  void split_run(std::uint32_t at, TokenId x, TokenId token);
+  void join_runs(std::uint32_t at, TokenPair pair, TokenId token);
+  std::uint32_t insert_after(std::uint32_t at, TokenId token);
+  void unlink(std::uint32_t at);
+  void push();
 
-  std::vector<Word> words_;
+  std::vector<Run> runs_;
   std::unordered_map<TokenPair, std::int64_t, PairHash> counts_;
   std::unordered_map<TokenPair, std::vector<std::uint32_t>, PairHash> where_;
   std::priority_queue<Candidate, std::vector<Candidate>, CandidateOrder> queue_;
+  std::vector<Term> before_, after_;  // rewrite()'s scratch
+  std::vector<TokenPair> changed_;    // pairs whose count changed in this merge
 };
-// endregion: fast-trainer-state
 
-// region: fast-counts
-// Adds (sign +1) or removes (−1) one word's pairs from the counts. A pair that holds
-// the new `token` is new to this word, so the word joins its list of places.
-void FastTrainer::add_word(std::uint32_t w, std::int64_t sign,
-                           std::vector<TokenPair>& changed, bool index_all,
-                           TokenId token) {
-  const Word& word = words_[w];
-  for_each_counted_pair(word.tokens, [&](TokenPair pair) {
-    counts_[pair] += sign * word.count;
-    changed.push_back(pair);
-    if (index_all || pair.left == token || pair.right == token)
-      where_[pair].push_back(w);
-  });
-}
-
-// Each pair whose count changed gets one entry with its current count; a count that
-// fell to zero leaves the table (its old entries are now stale).
-void FastTrainer::push(std::vector<TokenPair>& changed) {
-  std::ranges::sort(changed);
-  const auto [first, last] = std::ranges::unique(changed);
-  changed.erase(first, last);
-  for (TokenPair pair : changed) {
-    const auto it = counts_.find(pair);
-    if (it->second > 0)
-      queue_.push({it->second, pair});
-    else
-      counts_.erase(it);
+// region: fast-runs
+// Each word starts empty, two sentinels; writing its bytes in as runs is its first
+// rewrite, which counts and lists all its pairs.
+FastTrainer::FastTrainer(std::span<const ChunkCount> chunks) {
+  for (const ChunkCount& chunk : chunks) {
+    const auto first = static_cast<std::uint32_t>(runs_.size());
+    runs_.push_back({kEdge, 0, chunk.count, first, first + 1});
+    runs_.push_back({kEdge, 0, chunk.count, first, first + 1});
+    rewrite(first, first + 1, [&] {
+      std::uint32_t at = first;
+      for (char c : chunk.chunk) {
+        const TokenId byte = static_cast<unsigned char>(c);
+        if (runs_[at].token == byte)
+          ++runs_[at].length;
+        else
+          at = insert_after(at, byte);
+      }
+    });
   }
-  changed.clear();
+  push();
 }
-// endregion: fast-counts
+
+// The terms of the runs first … last: each run's (x,x), each boundary between them.
+void FastTrainer::collect(std::uint32_t first, std::uint32_t last,
+                          std::vector<Term>& out) const {
+  out.clear();
+  for (std::uint32_t at = first;; at = runs_[at].next) {
+    const Run& run = runs_[at];
+    if (run.length >= 2) out.push_back({{run.token, run.token}, at, run.length / 2});
+    if (at == last) return;
+    const TokenId next = runs_[run.next].token;
+    if (run.token >= 0 && next >= 0) out.push_back({{run.token, next}, at, 1});
+  }
+}
+// endregion: fast-runs
+
+// region: fast-rewrite
+// Every change to a word: a stretch's terms leave the counts, the stretch changes (its
+// two end runs stay), its new terms come in; one not there before is listed.
+template <class Change>
+void FastTrainer::rewrite(std::uint32_t first, std::uint32_t last, Change&& change) {
+  collect(first, last, before_);
+  change();
+  collect(first, last, after_);
+  const std::int64_t weight = runs_[first].weight;  // the word's, sentinels included
+  const auto count = [&](const Term& term, std::int64_t sign) {
+    counts_[term.pair] += sign * weight * term.n;
+    changed_.push_back(term.pair);
+  };
+  for (const Term& term : before_)
+    count(term, -1);
+  for (const Term& term : after_) {
+    count(term, +1);
+    const auto same = [&](const Term& t) {
+      return t.pair == term.pair && t.at == term.at;
+    };
+    if (std::ranges::none_of(before_, same)) where_[term.pair].push_back(term.at);
+  }
+}
+
+// Each pair whose count changed gets one entry with its current count; a pair whose
+// count fell to zero leaves the tables (its old entries are now stale).
+void FastTrainer::push() {
+  std::ranges::sort(changed_);
+  const auto [first, last] = std::ranges::unique(changed_);
+  changed_.erase(first, last);
+  for (TokenPair pair : changed_) {
+    const auto it = counts_.find(pair);
+    if (it->second > 0) {
+      queue_.push({it->second, pair});
+    } else {
+      counts_.erase(it);
+      where_.erase(pair);
+    }
+  }
+  changed_.clear();
+}
+// endregion: fast-rewrite
+
+// A new run of one `token` after run `at`.
+std::uint32_t FastTrainer::insert_after(std::uint32_t at, TokenId token) {
+  const auto added = static_cast<std::uint32_t>(runs_.size());
+  const std::uint32_t next = runs_[at].next;
+  runs_.push_back({token, 1, runs_[at].weight, at, next});
+  runs_[at].next = added;
+  runs_[next].prev = added;
+  return added;
+}
+
+// Run `at` leaves its list.
+void FastTrainer::unlink(std::uint32_t at) {
+  Run& run = runs_[at];
+  runs_[run.prev].next = run.next;
+  runs_[run.next].prev = run.prev;
+  run.token = kGone;
+  run.length = 0;
+}
 
 // region: fast-merge
 // The top of the heap, after discarding entries whose count is no longer current.
@@ -260,30 +337,70 @@ Candidate FastTrainer::best() {
   return {};
 }
 
-// Only the words that hold `pair` change: remove their pairs, merge, add them back.
+// Only the places listed under `pair` change; a place an earlier merge took is skipped.
 void FastTrainer::merge(TokenPair pair, TokenId token) {
   const std::vector<std::uint32_t> places = std::move(where_[pair]);
   where_.erase(pair);
-  std::vector<TokenPair> changed;
-  for (std::uint32_t w : places) {
-    Word& word = words_[w];
-    if (word.visited == token) continue;
-    word.visited = token;
-    const auto holds =
-        std::ranges::search(word.tokens, std::array{pair.left, pair.right});
-    if (holds.empty()) continue;  // a stale place: an earlier merge took the pair
-    add_word(w, -1, changed, false);
-    merge_pair(word.tokens, pair, token);
-    add_word(w, +1, changed, false, token);
+  for (std::uint32_t at : places) {
+    if (pair.left == pair.right)
+      split_run(at, pair.left, token);
+    else
+      join_runs(at, pair, token);
   }
-  push(changed);
+  push();
+}
+
+// (x,x): left to right, a run of L tokens x becomes ⌊L/2⌋ tokens z, then one x if L
+// is odd. Its neighbours hold neither x nor z, so nothing joins.
+void FastTrainer::split_run(std::uint32_t at, TokenId x, TokenId token) {
+  if (runs_[at].token != x || runs_[at].length < 2) return;
+  rewrite(runs_[at].prev, runs_[at].next, [&] {
+    const std::int64_t length = runs_[at].length;
+    runs_[at].token = token;
+    runs_[at].length = length / 2;
+    if (length % 2 == 1) insert_after(at, x);
+  });
 }
 // endregion: fast-merge
+
+// region: fast-join
+// (a,b), a ≠ b: where a run of a meets a run of b, the last a and the first b become
+// one z; a z run on either side then takes it in, so that runs stay maximal.
+void FastTrainer::join_runs(std::uint32_t at, TokenPair pair, TokenId token) {
+  const std::uint32_t right = runs_[at].next;
+  if (runs_[at].token != pair.left || runs_[right].token != pair.right) return;
+  // The stretch ends two runs past b, beyond any z that may be taken in (a
+  // sentinel is its own next).
+  const std::uint32_t last = runs_[runs_[right].next].next;
+  rewrite(runs_[at].prev, last, [&] {
+    std::uint32_t z = at;  // the last a: its run shrinks, or it was the whole run
+    if (runs_[at].length > 1) {
+      --runs_[at].length;
+      z = insert_after(at, token);
+    } else {
+      runs_[at].token = token;
+    }
+    if (runs_[right].length > 1)  // the first b: likewise
+      --runs_[right].length;
+    else
+      unlink(right);
+    if (const std::uint32_t before = runs_[z].prev; runs_[before].token == token) {
+      runs_[before].length += runs_[z].length;
+      unlink(z);
+      z = before;
+    }
+    if (const std::uint32_t after = runs_[z].next; runs_[after].token == token) {
+      runs_[z].length += runs_[after].length;
+      unlink(after);
+    }
+  });
+}
+// endregion: fast-join
 
 }  // namespace
 
 // region: fast-trainer
-// The same loop as the naive trainer, over the chunk table and the heap.
+// The same loop as the naive trainer, over the runs and the heap.
 std::expected<BpeTraining, BpeTrainError> train_bpe(
     std::span<const std::string_view> documents, std::size_t vocab_size) {
   const std::size_t merges = LLMFS_TRY(merges_for_vocab(vocab_size));

@@ -3,7 +3,8 @@
 /// \file
 /// \brief Learning byte-level BPE merges from a list of documents: a naive reference
 /// trainer that recounts every pair at every step, and a fast trainer (a chunk
-/// frequency table, incremental pair counts and a priority queue with lazy
+/// frequency table, each distinct chunk a linked list of runs of equal tokens, an index
+/// from each pair to the runs where it occurs, and a priority queue with lazy
 /// invalidation) that learns exactly the same merges (Sennrich, Haddow and Birch 2016;
 /// Gage 1994; byte-level as in Radford et al. 2019; Chapter 3).
 ///
@@ -120,10 +121,15 @@ struct ChunkCount {
 [[nodiscard]] std::expected<BpeTraining, BpeTrainError> train_bpe_naive(
     std::span<const std::string_view> documents, std::size_t vocab_size);
 
-/// The fast trainer: the same rules and exactly the same result as train_bpe_naive(),
-/// from a chunk frequency table, pair counts updated only for the chunks a merge
-/// touches, and a max-heap of (count, pair) whose stale entries are skipped when
-/// popped. Errors: those of merges_for_vocab().
+/// The fast trainer: the same rules and exactly the same result as train_bpe_naive().
+/// Each distinct chunk (count_chunks()) is a doubly linked list of maximal runs of
+/// equal tokens; an index lists, for each pair, the runs where it may occur, and a
+/// merge rewrites only the few runs around each of its pair's places, so a merge costs
+/// time in proportion to the number of places it changes, not to the length of the
+/// chunks that hold them. The best pair comes from a max-heap of (count, pair) whose
+/// stale entries are skipped when popped. Time about O(N log N) and memory O(N) for N
+/// bytes of distinct chunks (runs are numbered in 32 bits: about 4 × 10⁹ bytes of
+/// distinct chunks at most). Errors: those of merges_for_vocab().
 [[nodiscard]] std::expected<BpeTraining, BpeTrainError> train_bpe(
     std::span<const std::string_view> documents, std::size_t vocab_size);
 
