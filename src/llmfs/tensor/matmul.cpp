@@ -90,10 +90,9 @@ struct Lanes {
   typedef double type __attribute__((vector_size(W * sizeof(double))));
 };
 
-// An R × NV·W tile of c held in registers while p runs over one block of the inner
-// axis: for each p, every row's a[i,p] times the packed row p of b is added into the
-// tile. Each c[i,j] is one lane that receives a[i,p]·b[p,j] in increasing p, starting
-// from what c holds (0.0, or the sum of the earlier p-blocks): the teaching loop's
+// An R × NV·W tile of c in registers while p runs over one block of the inner axis.
+// Each c[i,j] is one lane that receives a[i,p]·b[p,j] in increasing p, starting from
+// what c holds (0.0, or the sum of the earlier p-blocks): the teaching loop's
 // additions, done for NV·W neighbouring outputs at once.
 template <std::size_t W, std::size_t NV, std::size_t R>
 [[gnu::always_inline]] inline void micro_tile(const double* a, std::size_t lda,
@@ -321,6 +320,11 @@ MatmulOptions matmul_defaults() noexcept {
     MatmulOptions o;
     for (MatmulPath p : {MatmulPath::avx2, MatmulPath::avx512f})
       if (matmul_path_supported(p)) o.path = p;
+    if (const char* env = std::getenv("LLMFS_MATMUL_PATH")) {
+      for (MatmulPath p : {MatmulPath::teaching, MatmulPath::portable, MatmulPath::avx2,
+                           MatmulPath::avx512f})
+        if (matmul_path_name(p) == env && matmul_path_supported(p)) o.path = p;
+    }
     o.threads = std::max(1u, std::thread::hardware_concurrency());
     if (const char* env = std::getenv("LLMFS_MATMUL_THREADS")) {
       char* end = nullptr;

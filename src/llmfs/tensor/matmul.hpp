@@ -32,9 +32,10 @@ struct MatmulOptions {
 };
 
 /// The defaults: the widest path this processor supports (checked at run time with
-/// `__builtin_cpu_supports`), and the thread count from the environment variable
-/// `LLMFS_MATMUL_THREADS` if it holds a number from 1 to 64, else the number of
-/// hardware threads (at least 1). Read once, on the first call.
+/// `__builtin_cpu_supports`), unless the environment variable `LLMFS_MATMUL_PATH` names
+/// a supported one (e.g. `teaching`, to time a whole program on the reference loop);
+/// and the thread count from `LLMFS_MATMUL_THREADS` if it holds a number from 1 to 64,
+/// else the number of hardware threads (at least 1). Read once, on the first call.
 [[nodiscard]] MatmulOptions matmul_defaults() noexcept;
 
 /// True when this processor can run `path` (teaching and portable always can).
