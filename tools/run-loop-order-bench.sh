@@ -11,7 +11,8 @@
 # Prints and writes to bench/results/ch11-loop-order.txt (between region markers, so chapter 11
 # shows the file itself; a measurement, never a golden) the times, GFLOP/s (2·n³ / time) and
 # the ratios. One-thread figures are CPU time; two-thread figures are wall time (CPU time adds
-# up the threads), which means something only when the load average is low.
+# up the threads), which means something only when the load average is low; 2t/1t_wall is the
+# two-thread wall rate over the one-thread wall rate of the same run.
 set -euo pipefail
 
 source "$(dirname "$0")/bench-common.sh"
@@ -92,17 +93,18 @@ for n in sizes:
                f"{cell(gf(n, ijk))}\t{cell(gf(n, ikj))}\t{cell(ijk / ikj if ijk else None)}")
 out += [
     "# the fast path against the teaching loop and PyTorch, GFLOP/s (same bits as teaching; torch's differ)",
-    "n\tteaching\tfast_1t\tfast/teaching\tfast_2t_wall\ttorch_sys_1t\topenblas_1t\topenblas_2t_wall\tfast/openblas_1t",
+    "n\tteaching\tfast_1t\tfast/teaching\tfast_2t_wall\t2t/1t_wall\ttorch_sys_1t\topenblas_1t\topenblas_2t_wall\tfast/openblas_1t",
 ]
 for n in sizes:
     teach = gf(n, cpu.get(f"loop_order/teaching/{n}"))
     fast1 = gf(n, cpu.get(f"loop_order/fast_1_thread/{n}"))
     fast2 = gf(n, wall.get(f"loop_order/fast_2_threads/{n}"))
+    fast1_wall = gf(n, wall.get(f"loop_order/fast_1_thread/{n}"))
     sys1 = gf(n, torch["cases"].get(f"torch/1/{n}", {}).get("cpu_ms"))
     ob1 = gf(n, openblas["cases"].get(f"torch/1/{n}", {}).get("cpu_ms"))
     ob2 = gf(n, openblas["cases"].get(f"torch/2/{n}", {}).get("wall_ms"))
     out.append(f"{n}\t{cell(teach)}\t{cell(fast1)}\t{cell(fast1 / teach if fast1 and teach else None)}\t"
-               f"{cell(fast2)}\t{cell(sys1)}\t{cell(ob1)}\t{cell(ob2)}\t"
+               f"{cell(fast2)}\t{cell(fast2 / fast1_wall if fast2 and fast1_wall else None)}\t{cell(sys1)}\t{cell(ob1)}\t{cell(ob2)}\t"
                f"{cell(fast1 / ob1 if fast1 and ob1 else None)}")
 out.append("# endregion: loop-order-results")
 text = "\n".join(out) + "\n"
