@@ -12,7 +12,7 @@ namespace llmfs::nn {
 namespace {
 
 std::string stage_of(std::string_view name) {
-  return fmt::format("embedding {}", name);
+  return fmt::format("embedding '{}'", name);
 }
 
 // region: embedding-check

@@ -110,7 +110,7 @@ std::expected<NamedParameter, NnError> make_parameter(autograd::Tape& tape,
                                                       const tensor::Shape& shape,
                                                       const InitScheme& scheme,
                                                       SplitMix64& rng) {
-  const std::string stage = fmt::format("parameter {}", name);
+  const std::string stage = fmt::format("parameter '{}'", name);
   if (name.empty()) return reject(NnErrorCode::empty_name, stage);
   if (tape.released()) return reject(NnErrorCode::released_tape, stage);
   tensor::Tensor value = LLMFS_TRY(draw(shape, scheme, rng));
