@@ -31,16 +31,15 @@ class Embedding {
  public:
   /// Creates `<name>.weight` `[V, d_model]` on `tape`, drawn by draw() with
   /// embedding_scheme(). Checked before the first draw: a rejected call leaves `rng`
-  /// unchanged. \return NnErrorCode::empty_name, NnErrorCode::zero_width,
-  ///         NnErrorCode::size_overflow or NnErrorCode::released_tape (stage
-  ///         `embedding <name>`).
+  /// unchanged. \return NnErrorCode::empty_name or NnErrorCode::zero_width (stage
+  ///         `embedding '<name>'`), or the errors of make_parameter().
   [[nodiscard]] static std::expected<Embedding, NnError> create(
       autograd::Tape& tape, std::string_view name, std::size_t vocab,
       std::size_t model_width, SplitMix64& rng);
 
   /// A layer over an exact table `[V, d_model]`. \return NnErrorCode::empty_name,
   ///         NnErrorCode::weight_rank or NnErrorCode::zero_width (stage `embedding
-  ///         <table name>`).
+  ///         '<table name>'`).
   [[nodiscard]] static std::expected<Embedding, NnError> from_parameter(
       NamedParameter table);
 
