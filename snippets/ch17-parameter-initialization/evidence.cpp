@@ -19,30 +19,18 @@ using llmfs::autograd::Tape;
 using llmfs::autograd::TensorValue;
 using llmfs::nn::Distribution;
 using llmfs::nn::draw;
+using llmfs::nn::InitScheme;
 using llmfs::nn::lecun;
 using llmfs::nn::make_parameter;
-using llmfs::nn::xavier;
-using llmfs::nn::InitScheme;
 using llmfs::nn::NamedParameter;
 using llmfs::nn::NamedParameters;
 using llmfs::nn::NnError;
+using llmfs::nn::xavier;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
 std::vector<double> ch17_values(const Tensor& t) {
   return {t.values().begin(), t.values().end()};
-}
-
-// The mean and the variance (divided by n) of `values`.
-std::pair<double, double> mean_variance(std::span<const double> values) {
-  double sum = 0.0;
-  for (const double v : values)
-    sum += v;
-  const double mean = sum / static_cast<double>(values.size());
-  double squares = 0.0;
-  for (const double v : values)
-    squares += (v - mean) * (v - mean);
-  return {mean, squares / static_cast<double>(values.size())};
 }
 
 }  // namespace
@@ -55,9 +43,11 @@ Step<FirstDraws> first_draws() {
   d.units = {units.next_unit(), units.next_unit()};
   const InitScheme u = LLMFS_TRY_AT("scheme", lecun(kFanIn, Distribution::uniform));
   const InitScheme n = LLMFS_TRY_AT("scheme", lecun(kFanIn, Distribution::normal));
-  d.lecun_uniform = ch17_values(LLMFS_TRY_AT("uniform", draw({kFanIn, kFanOut}, u, uniform)));
+  d.lecun_uniform =
+      ch17_values(LLMFS_TRY_AT("uniform", draw({kFanIn, kFanOut}, u, uniform)));
   d.first_normal = llmfs::nn::standard_normal(one);
-  d.lecun_normal = ch17_values(LLMFS_TRY_AT("normal", draw({kFanIn, kFanOut}, n, normal)));
+  d.lecun_normal =
+      ch17_values(LLMFS_TRY_AT("normal", draw({kFanIn, kFanOut}, n, normal)));
   return d;
 }
 
@@ -66,12 +56,13 @@ Step<FirstDraws> first_draws() {
 // fresh weight [width, width] comes from `next_weight` for every layer.
 using WeightDraw = std::function<std::expected<Tensor, NnError>()>;
 
-Step<std::vector<double>> variance_through_stack(Tensor x, const WeightDraw& next_weight) {
-  std::vector<double> variances = {mean_variance(x.values()).second};
+Step<std::vector<double>> variance_through_stack(Tensor x,
+                                                 const WeightDraw& next_weight) {
+  std::vector<double> variances = {llmfs::nn::moments(x.values()).variance};
   for (std::size_t layer = 0; layer < kDepth; ++layer) {
     const Tensor w = LLMFS_TRY_AT("weight", next_weight());
     x = LLMFS_TRY_AT("layer", llmfs::tensor::matmul(x, w));
-    variances.push_back(mean_variance(x.values()).second);
+    variances.push_back(llmfs::nn::moments(x.values()).variance);
   }
   return variances;
 }
@@ -95,9 +86,10 @@ Step<std::vector<StackRun>> measure_stack() {
                     }))});
   }
   SplitMix64 rng(1717);
-  runs.push_back({"pytorch_default", 1.0 / 3.0, LLMFS_TRY(variance_through_stack(x, [&] {
-                    return llmfs::nn::uniform_fan_in({kWidth, kWidth}, kWidth, rng);
-                  }))});
+  runs.push_back(
+      {"pytorch_default", 1.0 / 3.0, LLMFS_TRY(variance_through_stack(x, [&] {
+         return llmfs::nn::uniform_fan_in({kWidth, kWidth}, kWidth, rng);
+       }))});
   return runs;
 }
 // endregion: measure-stack
@@ -110,8 +102,8 @@ Step<NamedParameters> build_named_stack(Tape& tape, std::uint64_t seed) {
   std::vector<NamedParameter> listed;
   for (std::size_t i = 0; i < 12; ++i) {
     listed.push_back(LLMFS_TRY_AT(
-        "parameter", make_parameter(tape, fmt::format("stack.{}.weight", i), {4, 4},
-                                    scheme, rng)));
+        "parameter",
+        make_parameter(tape, fmt::format("stack.{}.weight", i), {4, 4}, scheme, rng)));
   }
   return LLMFS_TRY_AT("collection", NamedParameters::create(std::move(listed)));
 }
@@ -145,8 +137,9 @@ Step<GradientCheckReport> check_two_layers() {
   const InitScheme unit{Distribution::normal, 1.0};
   const Tensor x = LLMFS_TRY_AT("x", draw({2, 4}, unit, rng));
   const Tensor r = LLMFS_TRY_AT("r", draw({2, 4}, unit, rng));
-  const std::vector<Tensor> point = {LLMFS_TRY_AT("w0", stack.items()[0].value.value()),
-                                     LLMFS_TRY_AT("w1", stack.items()[1].value.value())};
+  const std::vector<Tensor> point = {
+      LLMFS_TRY_AT("w0", stack.items()[0].value.value()),
+      LLMFS_TRY_AT("w1", stack.items()[1].value.value())};
   auto loss = [&x, &r](Tape& t, std::span<const TensorValue> in)
       -> std::expected<TensorValue, AutogradError> {
     const TensorValue h = LLMFS_TRY(llmfs::autograd::matmul(t.constant(x), in[0]));
@@ -165,7 +158,8 @@ std::vector<Refusal> refusals() {
   SplitMix64 rng(kSeed);
   std::vector<Refusal> out;
   auto keep = [&](std::string name, const auto& result) {
-    out.push_back({std::move(name), snippets::error_text(result), rng == SplitMix64(kSeed)});
+    out.push_back(
+        {std::move(name), snippets::error_text(result), rng == SplitMix64(kSeed)});
   };
   keep("fan_in_zero", lecun(0, Distribution::uniform));
   keep("fan_out_zero", xavier(4, 0, Distribution::normal));
@@ -203,12 +197,14 @@ Step<Evidence> gather() {
   const std::vector<std::pair<std::string, InitScheme>> schemes = {
       {"lecun_uniform", LLMFS_TRY_AT("s", lecun(kWidth, Distribution::uniform))},
       {"lecun_normal", LLMFS_TRY_AT("s", lecun(kWidth, Distribution::normal))},
-      {"xavier_uniform", LLMFS_TRY_AT("s", xavier(kWidth, 4 * kWidth, Distribution::uniform))},
-      {"xavier_normal", LLMFS_TRY_AT("s", xavier(kWidth, 4 * kWidth, Distribution::normal))}};
+      {"xavier_uniform",
+       LLMFS_TRY_AT("s", xavier(kWidth, 4 * kWidth, Distribution::uniform))},
+      {"xavier_normal",
+       LLMFS_TRY_AT("s", xavier(kWidth, 4 * kWidth, Distribution::normal))}};
   for (const auto& [name, scheme] : schemes) {
     SplitMix64 rng(kSeed);
     const Tensor w = LLMFS_TRY_AT(name, draw({kWidth, 4 * kWidth}, scheme, rng));
-    const auto [mean, variance] = mean_variance(w.values());
+    const auto [mean, variance] = llmfs::nn::moments(w.values());
     e.draws.push_back({name, scheme.std_dev, mean, variance});
   }
   e.stack = LLMFS_TRY(measure_stack());

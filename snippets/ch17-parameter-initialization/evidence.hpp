@@ -30,9 +30,9 @@ struct FirstDraws {
 
 /// Sample statistics of one scheme's draws of a [128, 512] weight.
 struct DrawStats {
-  std::string name;      ///< e.g. `lecun_uniform`
-  double std_dev = 0.0;  ///< the scheme's σ
-  double mean = 0.0;     ///< the sample mean
+  std::string name;       ///< e.g. `lecun_uniform`
+  double std_dev = 0.0;   ///< the scheme's σ
+  double mean = 0.0;      ///< the sample mean
   double variance = 0.0;  ///< the sample variance (divided by n)
 };
 
@@ -60,22 +60,22 @@ struct Refusal {
 
 /// The answers of the chapter's exercises, computed.
 struct Exercises {
-  double xavier_bound = 0.0;     ///< 1: Xavier uniform bound for fans 300 → 100
-  double xavier_std = 0.0;       ///< 1: Xavier normal σ for the same fans
-  double default_factor = 0.0;   ///< 2: measured variance factor per default layer
-  std::uint64_t state = 0;       ///< 3: the state after a normal [3, 4] from kSeed
-  std::uint64_t predicted = 0;   ///< 3: kSeed + 24·γ (mod 2⁶⁴)
+  double xavier_bound = 0.0;    ///< 1: Xavier uniform bound for fans 300 → 100
+  double xavier_std = 0.0;      ///< 1: Xavier normal σ for the same fans
+  double default_factor = 0.0;  ///< 2: measured variance factor per default layer
+  std::uint64_t state = 0;      ///< 3: the state after a normal [3, 4] from kSeed
+  std::uint64_t predicted = 0;  ///< 3: kSeed + 24·γ (mod 2⁶⁴)
 };
 
 /// Everything the report and the trace print.
 struct Evidence {
-  FirstDraws first;                ///< the draws the Predict section asks about
-  std::vector<DrawStats> draws;    ///< four schemes' sample statistics
-  std::vector<StackRun> stack;     ///< variance per layer, per scale
-  Naming naming;                   ///< twelve named layers
-  GradientCheckReport check{};     ///< central differences through two named layers
-  std::vector<Refusal> refusals;   ///< the typed refusals
-  Exercises exercises;             ///< the exercise answers
+  FirstDraws first;               ///< the draws the Predict section asks about
+  std::vector<DrawStats> draws;   ///< four schemes' sample statistics
+  std::vector<StackRun> stack;    ///< variance per layer, per scale
+  Naming naming;                  ///< twelve named layers
+  GradientCheckReport check{};    ///< central differences through two named layers
+  std::vector<Refusal> refusals;  ///< the typed refusals
+  Exercises exercises;            ///< the exercise answers
 };
 
 /// The first draws from kSeed.

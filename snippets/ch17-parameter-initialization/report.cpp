@@ -25,7 +25,8 @@ std::string ch17_sci(const std::vector<double>& values) {
 // The generator, the first draws and each scheme's sample statistics.
 void add_draw_lines(const Evidence& e, std::vector<std::string>& lines) {
   const FirstDraws& f = e.first;
-  lines.push_back(fmt::format("splitmix64_seed_{}=[{}]", kSeed, fmt::join(f.outputs, ",")));
+  lines.push_back(
+      fmt::format("splitmix64_seed_{}=[{}]", kSeed, fmt::join(f.outputs, ",")));
   lines.push_back(fmt::format("splitmix64_matches_published={}",
                               std::ranges::equal(f.outputs, kPublished)));
   lines.push_back(fmt::format("first_units={}", ch17_list(f.units)));
@@ -33,10 +34,10 @@ void add_draw_lines(const Evidence& e, std::vector<std::string>& lines) {
   lines.push_back(fmt::format("first_standard_normal={:.6f}", f.first_normal));
   lines.push_back(fmt::format("lecun_normal_3x2={}", ch17_list(f.lecun_normal)));
   for (const DrawStats& d : e.draws) {
-    lines.push_back(fmt::format("draws_{}=std:{:.6f} variance:{:.6f} sample_mean:{:.6f} "
-                                "sample_variance:{:.6f}",
-                                d.name, d.std_dev, d.std_dev * d.std_dev, d.mean,
-                                d.variance));
+    lines.push_back(
+        fmt::format("draws_{}=std:{:.6f} variance:{:.6f} sample_mean:{:.6f} "
+                    "sample_variance:{:.6f}",
+                    d.name, d.std_dev, d.std_dev * d.std_dev, d.mean, d.variance));
   }
 }
 
@@ -64,13 +65,15 @@ std::string render_report(const Evidence& e) {
   add_draw_lines(e, lines);
   add_model_lines(e, lines);
   const Exercises& x = e.exercises;
-  lines.push_back(fmt::format("exercise_1=xavier_300_100 uniform_bound:{:.6f} "
-                              "normal_std:{:.6f}",
-                              x.xavier_bound, x.xavier_std));
+  lines.push_back(
+      fmt::format("exercise_1=xavier_300_100 uniform_bound:{:.6f} "
+                  "normal_std:{:.6f}",
+                  x.xavier_bound, x.xavier_std));
   lines.push_back(fmt::format("exercise_2=pytorch_default_factor_per_layer:{:.6f}",
                               x.default_factor));
-  lines.push_back(fmt::format("exercise_3=state_after_normal_3x4:{} predicted:{} equal:{}",
-                              x.state, x.predicted, x.state == x.predicted));
+  lines.push_back(
+      fmt::format("exercise_3=state_after_normal_3x4:{} predicted:{} equal:{}", x.state,
+                  x.predicted, x.state == x.predicted));
   return snippets::join_lines(lines);
 }
 
@@ -80,13 +83,16 @@ std::string render_report(const Evidence& e) {
 // reads these records and recomputes nothing.
 std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
-  records.push_back(fmt::format("SETUP|rows={}|width={}|depth={}", kRows, kWidth, kDepth));
+  records.push_back(
+      fmt::format("SETUP|rows={}|width={}|depth={}", kRows, kWidth, kDepth));
   for (const StackRun& r : e.stack) {
-    records.push_back(fmt::format("STACK|scale={}|per_layer={:.6f}", r.scale, r.per_layer));
+    records.push_back(
+        fmt::format("STACK|scale={}|per_layer={:.6f}", r.scale, r.per_layer));
     double predicted = r.variances.front();
     for (std::size_t k = 0; k < r.variances.size(); ++k) {
-      records.push_back(fmt::format("LAYER|scale={}|layer={}|variance={:.6e}|predicted={:.6e}",
-                                    r.scale, k, r.variances[k], predicted));
+      records.push_back(
+          fmt::format("LAYER|scale={}|layer={}|variance={:.6e}|predicted={:.6e}",
+                      r.scale, k, r.variances[k], predicted));
       predicted *= r.per_layer;
     }
   }

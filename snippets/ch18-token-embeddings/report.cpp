@@ -1,5 +1,4 @@
 // Chapter 18
-// The report, one `key=value` line per fact, and the trace records of the diagram.
 #include <fmt/ranges.h>
 
 #include "evidence.hpp"
@@ -8,13 +7,12 @@ namespace ch18 {
 
 namespace {
 
-// `[a,b]` with 6 decimals.
 template <class Values>
 std::string ch18_list(const Values& values) {
   return fmt::format("[{:.6f}]", fmt::join(values, ","));
 }
 
-// A token's name: its byte as a character, BOS, EOS or `␠` for the space.
+// The report and the trace. A token is named by its byte, BOS, EOS or ␠ (space).
 std::string token_name(TokenId id, const Pass& p) {
   if (id == p.bos) return "BOS";
   if (id == p.eos) return "EOS";
@@ -24,55 +22,45 @@ std::string token_name(TokenId id, const Pass& p) {
 
 }  // namespace
 
-// The fixture: ids, rows looked up, gradients per row, the gradient check.
-void add_pass_lines(const Evidence& e, std::vector<std::string>& lines) {
+std::string render_report(const Evidence& e) {
+  std::vector<std::string> lines;
   const Pass& p = e.pass;
-  lines.push_back(fmt::format("tokenizer=vocab:{} bos:{} eos:{}", p.vocab, p.bos, p.eos));
+  lines.push_back(
+      fmt::format("tokenizer=vocab:{} bos:{} eos:{}", p.vocab, p.bos, p.eos));
   lines.push_back(fmt::format("sequence=[{}]", fmt::join(p.sequence, ",")));
   lines.push_back(fmt::format("context=[{}]", fmt::join(p.context, ",")));
   lines.push_back(fmt::format("hidden={}", ch18_list(p.hidden)));
   for (const RowGradient& r : p.rows) {
-    lines.push_back(fmt::format("row_{}={} uses:[{}] gradient:{} overwritten:{}", r.row,
-                                token_name(r.row, p), fmt::join(r.uses, ","),
-                                ch18_list(r.gradient), ch18_list(r.overwritten)));
+    lines.push_back(fmt::format("row_{}={} reads:{} gradient:{}", r.row,
+                                token_name(r.row, p), r.reads, ch18_list(r.gradient)));
   }
   lines.push_back(fmt::format("zero_gradient_rows={}_of_{}", p.zero_rows, p.vocab));
-  lines.push_back(fmt::format("table_check=coordinates:{} check_max_abs_error:{:.3e} passed:{}",
-                              p.check.coordinates(), p.check.max_abs_error(),
-                              p.check.passed()));
-}
-
-std::string render_report(const Evidence& e) {
-  std::vector<std::string> lines;
-  add_pass_lines(e, lines);
+  lines.push_back(
+      fmt::format("table_check=coordinates:{} check_max_abs_error:{:.3e} passed:{}",
+                  p.check.coordinates(), p.check.max_abs_error(), p.check.passed()));
   for (const ScaleRun& s : e.scales) {
-    lines.push_back(fmt::format("scale_{}=std:{:.6f} hidden_variance:{:.6f} "
-                                "row_norm_squared:{:.6f} tied_logit_variance:{:.6f}",
-                                s.rule, s.std_dev, s.hidden_variance, s.row_norm_squared,
-                                s.tied_logit_variance));
+    lines.push_back(fmt::format(
+        "scale_{}=std:{:.6f} hidden_variance:{:.6f} tied_logit_variance:{:.6f}", s.rule,
+        s.std_dev, s.hidden_variance, s.tied_logit_variance));
   }
-  lines.push_back(fmt::format("cost=V:{} d_model:{} parameters:{} bytes_float64:{} "
-                              "linear_d_by_d:{} ratio:{}",
-                              kVocab, kModelWidth, e.parameters, 8 * e.parameters,
-                              kModelWidth * kModelWidth,
-                              e.parameters / (kModelWidth * kModelWidth)));
+  lines.push_back(fmt::format("cost=V:{} d_model:{} parameters:{} bytes_float64:{}",
+                              kVocab, kModelWidth, e.parameters, 8 * e.parameters));
+  lines.push_back(fmt::format("rows_4094_4095_bos_eos=norm_squared:{}",
+                              ch18_list(e.special_norms)));
   for (const auto& [name, text] : e.errors)
     lines.push_back(fmt::format("error_{}={}", name, text));
   lines.push_back(fmt::format("refused_create_rng_untouched={}", e.rng_untouched));
   const Exercises& x = e.exercises;
-  lines.push_back(fmt::format("exercise_1=V:32000 d_model:4096 parameters:{}",
-                              x.large_parameters));
-  lines.push_back(fmt::format("exercise_2=hi_hi_hi T:8 gradient_h:{}", ch18_list(x.triple)));
-  lines.push_back(fmt::format("exercise_3=T:3 S:1 bos_as_input:{} eos_as_input:{} "
-                              "bos_as_target:{} eos_as_target:{}",
-                              x.specials[0], x.specials[1], x.specials[2], x.specials[3]));
+  lines.push_back(fmt::format("exercise_1=parameters:{}", x.large_parameters));
+  lines.push_back(fmt::format("exercise_2=gradient_h:{}", ch18_list(x.triple)));
+  lines.push_back(fmt::format("exercise_3=rows_with_gradient:{}", x.rows_reached));
   return snippets::join_lines(lines);
 }
 
 // region: trace-records
-// POS per context position (its id, token and the row it read) and ROW per table row
-// the backward pass reached, plus EOS (the positions that read it, its gradient, and
-// what assigning instead of adding would have left). The diagram recomputes nothing.
+// POS per context position (its id, token, the row it read and its upstream gradient)
+// and ROW per table row the backward pass reached, plus EOS (how many positions read
+// it, and its gradient). The diagram recomputes nothing.
 std::string render_trace(const Evidence& e) {
   const Pass& p = e.pass;
   std::vector<std::string> records;
@@ -86,9 +74,9 @@ std::string render_trace(const Evidence& e) {
         ch18_list(std::vector<double>{static_cast<double>(t), 1.0})));
   }
   for (const RowGradient& r : p.rows) {
-    records.push_back(fmt::format("ROW|row={}|token={}|uses=[{}]|gradient={}|overwritten={}",
-                                  r.row, token_name(r.row, p), fmt::join(r.uses, ","),
-                                  ch18_list(r.gradient), ch18_list(r.overwritten)));
+    records.push_back(fmt::format("ROW|row={}|token={}|reads={}|gradient={}", r.row,
+                                  token_name(r.row, p), r.reads,
+                                  ch18_list(r.gradient)));
   }
   return snippets::join_lines(records);
 }

@@ -1,7 +1,7 @@
 // Chapter 17's claims: the Predict answers derived by hand in
 // chapters/17-parameter-initialization.md, the variance through the stack, named
-// parameters in a stable order, every refusal typed and leaving the generator untouched,
-// seeded property tests of the draws, and the exercises' hand answers.
+// parameters in a stable order, every refusal typed and leaving the generator
+// untouched, seeded property tests of the draws, and the exercises' hand answers.
 
 #include <cmath>
 #include <cstdint>
@@ -19,11 +19,11 @@ using llmfs::SplitMix64;
 using llmfs::autograd::Tape;
 using llmfs::nn::Distribution;
 using llmfs::nn::draw;
+using llmfs::nn::InitScheme;
 using llmfs::nn::lecun;
 using llmfs::nn::make_parameter;
-using llmfs::nn::xavier;
-using llmfs::nn::InitScheme;
 using llmfs::nn::NnErrorCode;
+using llmfs::nn::xavier;
 using llmfs::tensor::Shape;
 
 constexpr std::uint64_t kGamma = 0x9E3779B97F4A7C15ULL;
@@ -51,12 +51,14 @@ TEST(Predict, SplitMix64MatchesVignasPublishedOutputs) {
 
 TEST(Predict, FirstDrawsFollowFromTheFirstOutputsByHand) {
   const ch17::FirstDraws& f = ch17_evidence().first;
-  const double u0 = unit_of(6457827717110365317ULL), u1 = unit_of(3203168211198807973ULL);
+  const double u0 = unit_of(6457827717110365317ULL),
+               u1 = unit_of(3203168211198807973ULL);
   EXPECT_DOUBLE_EQ(f.units[0], u0);
   EXPECT_DOUBLE_EQ(f.units[1], u1);
   // LeCun uniform, fan-in 3: bound √3·√(1/3) = 1, so the first weight is 2u₀ − 1.
   EXPECT_NEAR(f.lecun_uniform[0], 2 * u0 - 1, 1e-15);
-  const double z = std::sqrt(-2 * std::log(1 - u0)) * std::cos(2 * std::numbers::pi * u1);
+  const double z =
+      std::sqrt(-2 * std::log(1 - u0)) * std::cos(2 * std::numbers::pi * u1);
   EXPECT_NEAR(f.first_normal, z, 1e-15);
   EXPECT_NEAR(f.lecun_normal[0], z / std::sqrt(3.0), 1e-15);
 }
@@ -73,8 +75,10 @@ TEST(Stack, RightScaleKeepsTheVarianceAndWrongScalesCompoundExactly) {
   // Same seed: the ×2 and ×½ weights are the right ones scaled, so each layer's
   // variance is the right run's times 4ᵏ or 4⁻ᵏ.
   for (std::size_t k = 0; k < right.size(); ++k) {
-    EXPECT_NEAR(stack[1].variances[k], right[k] * std::pow(4.0, k), 1e-12 * stack[1].variances[k]);
-    EXPECT_NEAR(stack[2].variances[k], right[k] * std::pow(0.25, k), 1e-12 * stack[2].variances[k]);
+    EXPECT_NEAR(stack[1].variances[k], right[k] * std::pow(4.0, k),
+                1e-12 * stack[1].variances[k]);
+    EXPECT_NEAR(stack[2].variances[k], right[k] * std::pow(0.25, k),
+                1e-12 * stack[2].variances[k]);
   }
   EXPECT_GT(stack[1].variances.back(), 4.0e4);
   EXPECT_LT(stack[2].variances.back(), 2.5e-5);
@@ -82,7 +86,8 @@ TEST(Stack, RightScaleKeepsTheVarianceAndWrongScalesCompoundExactly) {
 
 TEST(Draws, SampleVarianceIsTheSchemesWithinThreePercent) {
   for (const ch17::DrawStats& d : ch17_evidence().draws) {
-    EXPECT_NEAR(d.variance, d.std_dev * d.std_dev, 0.03 * d.std_dev * d.std_dev) << d.name;
+    EXPECT_NEAR(d.variance, d.std_dev * d.std_dev, 0.03 * d.std_dev * d.std_dev)
+        << d.name;
     EXPECT_LT(std::abs(d.mean), 5 * d.std_dev / 256) << d.name;  // 5 standard errors
   }
   EXPECT_DOUBLE_EQ(ch17_evidence().draws[0].std_dev, std::sqrt(1.0 / 128));
@@ -110,16 +115,20 @@ TEST(Refusals, EveryRefusalIsTypedAndLeavesTheGeneratorUntouched) {
   released.release();
   EXPECT_EQ(lecun(0, Distribution::normal).error().code, NnErrorCode::zero_width);
   EXPECT_EQ(xavier(0, 3, Distribution::uniform).error().code, NnErrorCode::zero_width);
-  EXPECT_EQ(draw({2}, {Distribution::normal, -0.5}, rng).error().code, NnErrorCode::bad_scale);
-  EXPECT_EQ(draw({2}, {Distribution::normal, INFINITY}, rng).error().code, NnErrorCode::bad_scale);
+  EXPECT_EQ(draw({2}, {Distribution::normal, -0.5}, rng).error().code,
+            NnErrorCode::bad_scale);
+  EXPECT_EQ(draw({2}, {Distribution::normal, INFINITY}, rng).error().code,
+            NnErrorCode::bad_scale);
   EXPECT_EQ(draw({1ULL << 40, 1ULL << 40}, {Distribution::normal, 1}, rng).error().code,
             NnErrorCode::size_overflow);
   EXPECT_EQ(make_parameter(tape, "", {2}, {Distribution::normal, 1}, rng).error().code,
             NnErrorCode::empty_name);
-  EXPECT_EQ(make_parameter(released, "w", {2}, {Distribution::normal, 1}, rng).error().code,
-            NnErrorCode::released_tape);
-  EXPECT_EQ(make_parameter(tape, "w", {2}, {Distribution::normal, NAN}, rng).error().code,
-            NnErrorCode::bad_scale);
+  EXPECT_EQ(
+      make_parameter(released, "w", {2}, {Distribution::normal, 1}, rng).error().code,
+      NnErrorCode::released_tape);
+  EXPECT_EQ(
+      make_parameter(tape, "w", {2}, {Distribution::normal, NAN}, rng).error().code,
+      NnErrorCode::bad_scale);
   EXPECT_EQ(rng, fresh);
   EXPECT_EQ(tape.node_count(), 0u);  // nothing recorded by a refused make_parameter
 }
@@ -127,7 +136,8 @@ TEST(Refusals, EveryRefusalIsTypedAndLeavesTheGeneratorUntouched) {
 TEST(Properties, DrawsConsumeExactlyOneOrTwoStepsPerElementAndStayInBounds) {
   SplitMix64 shapes(1700);
   for (int trial = 0; trial < 40; ++trial) {
-    const std::size_t rows = 1 + shapes.next_u64() % 6, cols = 1 + shapes.next_u64() % 6;
+    const std::size_t rows = 1 + shapes.next_u64() % 6,
+                      cols = 1 + shapes.next_u64() % 6;
     const std::uint64_t seed = shapes.next_u64();
     const double std_dev = 0.1 + 2.0 * shapes.next_unit();
     SplitMix64 uniform(seed), normal(seed), naive(seed);
@@ -142,7 +152,8 @@ TEST(Properties, DrawsConsumeExactlyOneOrTwoStepsPerElementAndStayInBounds) {
     EXPECT_EQ(normal.state(), seed + 2 * rows * cols * kGamma);
     for (const double v : n.values()) {  // Box–Muller written out again
       const double u1 = naive.next_unit(), u2 = naive.next_unit();
-      const double z = std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * std::numbers::pi * u2);
+      const double z =
+          std::sqrt(-2 * std::log(1 - u1)) * std::cos(2 * std::numbers::pi * u2);
       EXPECT_EQ(v, std_dev * z);
     }
   }

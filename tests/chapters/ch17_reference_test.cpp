@@ -33,7 +33,8 @@ std::vector<double> ch17_numbers(const std::string& text) {
 
 std::vector<llmfs::testing::KeyedRecord> ch17_records(const std::string& kind) {
   std::vector<llmfs::testing::KeyedRecord> out;
-  for (auto& r : llmfs::testing::read_keyed_records("tests/reference/data/nn/ch17_init.txt"))
+  for (auto& r :
+       llmfs::testing::read_keyed_records("tests/reference/data/nn/ch17_init.txt"))
     if (r.kind == kind) out.push_back(r);
   return out;
 }
@@ -65,10 +66,12 @@ TEST(Reference, EveryDrawMatchesPython) {
   for (const auto& r : records) {
     const auto fan_in = static_cast<std::size_t>(r.number("fan_in"));
     const auto fan_out = static_cast<std::size_t>(r.number("fan_out"));
-    const Distribution d = r.fields.at("distribution") == "uniform" ? Distribution::uniform
-                                                                      : Distribution::normal;
-    const auto scheme = r.fields.at("rule") == "lecun" ? llmfs::nn::lecun(fan_in, d)
-                                                        : llmfs::nn::xavier(fan_in, fan_out, d);
+    const Distribution d = r.fields.at("distribution") == "uniform"
+                               ? Distribution::uniform
+                               : Distribution::normal;
+    const auto scheme = r.fields.at("rule") == "lecun"
+                            ? llmfs::nn::lecun(fan_in, d)
+                            : llmfs::nn::xavier(fan_in, fan_out, d);
     ASSERT_TRUE(scheme.has_value());
     EXPECT_NEAR(scheme->std_dev, r.number("std"), 1e-16) << r.fields.at("name");
     const std::vector<double> shape = ch17_numbers(r.fields.at("shape"));
@@ -94,17 +97,20 @@ TEST(Reference, StackVariancesMatchTorch) {
     const auto depth = static_cast<std::size_t>(r.number("depth"));
     SplitMix64 input(17), weights(1717);
     Tensor x = *llmfs::nn::draw({rows, width}, {Distribution::normal, 1.0}, input);
-    const double std_dev = r.number("gain") * llmfs::nn::lecun(width, Distribution::normal)->std_dev;
+    const double std_dev =
+        r.number("gain") * llmfs::nn::lecun(width, Distribution::normal)->std_dev;
     std::vector<double> got = {ch17_variance(x.values())};
     for (std::size_t k = 0; k < depth; ++k) {
-      const Tensor w = *llmfs::nn::draw({width, width}, {Distribution::normal, std_dev}, weights);
+      const Tensor w =
+          *llmfs::nn::draw({width, width}, {Distribution::normal, std_dev}, weights);
       x = *llmfs::tensor::matmul(x, w);
       got.push_back(ch17_variance(x.values()));
     }
     const std::vector<double> want = ch17_numbers(r.fields.at("variances"));
     ASSERT_EQ(got.size(), want.size());
     for (std::size_t k = 0; k < want.size(); ++k)
-      EXPECT_NEAR(got[k], want[k], 1e-12 * want[k]) << "gain " << r.number("gain") << " layer " << k;
+      EXPECT_NEAR(got[k], want[k], 1e-12 * want[k])
+          << "gain " << r.number("gain") << " layer " << k;
   }
 }
 

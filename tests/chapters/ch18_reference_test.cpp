@@ -1,6 +1,6 @@
-// Chapter 18 against PyTorch float64 (tests/reference/data/nn/ch18_embedding.txt, written
-// by make_embedding_reference.py): the table nn::Embedding::create draws, the lookup
-// and the table's gradient of sum(embedding(ids, E) ⊙ weights).
+// Chapter 18 against PyTorch float64 (tests/reference/data/nn/ch18_embedding.txt,
+// written by make_embedding_reference.py): the table nn::Embedding::create draws, the
+// lookup and the table's gradient of sum(embedding(ids, E) ⊙ weights).
 
 #include <cmath>
 #include <sstream>
@@ -51,15 +51,17 @@ TEST(Reference, CreateForwardAndBackwardMatchTorch) {
     SplitMix64 rng(std::stoull(r.fields.at("seed")));
     const auto layer = llmfs::nn::Embedding::create(tape, "tok", vocab, width, rng);
     ASSERT_TRUE(layer.has_value());
-    ch18_expect_near(layer->table().value.value()->values(), ch18_numbers(r.fields.at("table")),
-                     "table");
+    ch18_expect_near(layer->table().value.value()->values(),
+                     ch18_numbers(r.fields.at("table")), "table");
     TokenGrid grid{b, t, {}};
     for (const double id : ch18_numbers(r.fields.at("ids")))
       grid.ids.push_back(static_cast<int>(id));
     const auto out = layer->forward(grid);
     ASSERT_TRUE(out.has_value());
-    ch18_expect_near(out->value()->values(), ch18_numbers(r.fields.at("value")), "value");
-    const Tensor weights = *Tensor::from(Shape{b, t, width}, ch18_numbers(r.fields.at("weights")));
+    ch18_expect_near(out->value()->values(), ch18_numbers(r.fields.at("value")),
+                     "value");
+    const Tensor weights =
+        *Tensor::from(Shape{b, t, width}, ch18_numbers(r.fields.at("weights")));
     ASSERT_TRUE(backward(*out, weights).has_value());
     ch18_expect_near(layer->table().value.gradient()->values(),
                      ch18_numbers(r.fields.at("gradient")), "gradient");

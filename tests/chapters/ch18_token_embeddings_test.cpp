@@ -68,8 +68,10 @@ TEST(Fixture, ARowReadTwiceGetsTheSumOfBothUpstreamRows) {
   EXPECT_EQ(space->gradient, (std::array<double, 2>{3, 1}));
   EXPECT_EQ(bos->gradient, (std::array<double, 2>{0, 1}));
   EXPECT_EQ(eos->gradient, (std::array<double, 2>{0, 0}));  // EOS is never an input
-  EXPECT_TRUE(eos->uses.empty());
-  EXPECT_EQ(h->overwritten, (std::array<double, 2>{4, 1}));  // the misconception
+  EXPECT_EQ(h->reads, 2u);
+  EXPECT_EQ(i->reads, 2u);
+  EXPECT_EQ(bos->reads, 1u);
+  EXPECT_EQ(eos->reads, 0u);
   EXPECT_EQ(p.zero_rows, 258u - 4u);
   EXPECT_TRUE(p.check.passed());
   EXPECT_EQ(p.check.coordinates(), 516u);
@@ -83,10 +85,35 @@ TEST(Scales, HiddenVarianceIsSigmaSquaredAndTiedLogitsAreDTimesIt) {
   for (const auto& s : scales) {
     const double var = s.std_dev * s.std_dev;
     EXPECT_NEAR(s.hidden_variance, var, 0.1 * var) << s.rule;
-    EXPECT_NEAR(s.row_norm_squared, 128 * var, 0.02 * 128 * var) << s.rule;
     EXPECT_NEAR(s.tied_logit_variance, 128 * var, 0.1 * 128 * var) << s.rule;
   }
   EXPECT_EQ(ch18_evidence().parameters, 4096u * 128u);
+  // A row of N(0, 1/d) entries has expected squared length 1 (std of ‖row‖² is √(2/d)).
+  for (const double norm : ch18_evidence().special_norms)
+    EXPECT_NEAR(norm, 1.0, 0.5);
+}
+
+TEST(Layer, RowAndRowReadsAnswerForEveryId) {
+  Tape tape;
+  SplitMix64 rng(9);
+  const auto layer = Embedding::create(tape, "tok", 5, 3, rng);
+  ASSERT_TRUE(layer.has_value());
+  const Tensor table = *layer->table().value.value();
+  for (int id = 0; id < 5; ++id) {
+    const Tensor row = *layer->row(id);
+    EXPECT_TRUE(std::ranges::equal(row.values(), table.values().subspan(3 * id, 3)));
+  }
+  EXPECT_EQ(layer->row(5).error().code, NnErrorCode::token_out_of_range);
+  const auto reads = layer->row_reads(TokenGrid{2, 3, {4, 0, 4, 4, 1, 0}});
+  EXPECT_EQ(*reads, (std::vector<std::size_t>{2, 1, 0, 0, 3}));
+  EXPECT_EQ(layer->row_reads(TokenGrid{1, 1, {7}}).error().code,
+            NnErrorCode::token_out_of_range);
+  SplitMix64 other(9);
+  const auto gpt = Embedding::create(tape, "gpt", 5, 3,
+                                     {llmfs::nn::Distribution::normal, 0.02}, other);
+  ASSERT_TRUE(gpt.has_value());
+  EXPECT_NEAR(gpt->table().value.value()->values()[0],
+              table.values()[0] * 0.02 * std::sqrt(3.0), 1e-15);
 }
 
 TEST(Refusals, EveryRefusalIsTyped) {
@@ -101,20 +128,28 @@ TEST(Refusals, EveryRefusalIsTyped) {
             NnErrorCode::token_out_of_range);
   EXPECT_EQ(layer->forward(TokenGrid{2, 1, {-1, 0}}).error().code,
             NnErrorCode::token_out_of_range);
-  EXPECT_EQ(layer->forward(TokenGrid{2, 2, {0, 1, 2}}).error().code, NnErrorCode::token_count);
+  EXPECT_EQ(layer->forward(TokenGrid{2, 2, {0, 1, 2}}).error().code,
+            NnErrorCode::token_count);
   SplitMix64 other(5);
-  EXPECT_EQ(Embedding::create(tape, "tok", 4, 0, other).error().code, NnErrorCode::zero_width);
-  EXPECT_EQ(Embedding::create(tape, "", 4, 2, other).error().code, NnErrorCode::empty_name);
+  EXPECT_EQ(Embedding::create(tape, "tok", 4, 0, other).error().code,
+            NnErrorCode::zero_width);
+  EXPECT_EQ(Embedding::create(tape, "", 4, 2, other).error().code,
+            NnErrorCode::empty_name);
   EXPECT_EQ(Embedding::create(released, "tok", 4, 2, other).error().code,
             NnErrorCode::released_tape);
   EXPECT_EQ(Embedding::create(tape, "tok", 1ULL << 40, 1ULL << 40, other).error().code,
             NnErrorCode::size_overflow);
   EXPECT_EQ(other, fresh);
-  EXPECT_EQ(Embedding::from_parameter({"v", tape.parameter(Tensor::zeros({3}))}).error().code,
-            NnErrorCode::weight_rank);
-  EXPECT_EQ(Embedding::from_parameter({"e", tape.parameter(Tensor::zeros({0, 3}))}).error().code,
+  EXPECT_EQ(
+      Embedding::from_parameter({"v", tape.parameter(Tensor::zeros({3}))}).error().code,
+      NnErrorCode::weight_rank);
+  EXPECT_EQ(Embedding::from_parameter({"e", tape.parameter(Tensor::zeros({0, 3}))})
+                .error()
+                .code,
             NnErrorCode::zero_width);
-  EXPECT_EQ(Embedding::from_parameter({"", tape.parameter(Tensor::zeros({2, 3}))}).error().code,
+  EXPECT_EQ(Embedding::from_parameter({"", tape.parameter(Tensor::zeros({2, 3}))})
+                .error()
+                .code,
             NnErrorCode::empty_name);
   tape.release();
   EXPECT_EQ(layer->forward(TokenGrid{1, 1, {0}}).error().code, NnErrorCode::autograd);
@@ -132,7 +167,8 @@ TEST(Properties, CreateDrawsTheCourseScaleAndForwardBackwardMatchNaiveLoops) {
     ASSERT_TRUE(layer.has_value());
     EXPECT_EQ(layer->table().name, "tok.weight");
     EXPECT_EQ(layer->parameter_count(), v * d);
-    const Tensor want = *llmfs::nn::draw({v, d}, llmfs::nn::embedding_scheme(d), reference);
+    const Tensor want =
+        *llmfs::nn::draw({v, d}, llmfs::nn::embedding_scheme(d), reference);
     const Tensor table = *layer->table().value.value();
     EXPECT_TRUE(std::ranges::equal(table.values(), want.values()));
     TokenGrid grid{b, t, {}};
@@ -162,7 +198,7 @@ TEST(Exercises, AnswersMatchTheHandDerivation) {
   EXPECT_EQ(x.large_parameters, 32000u * 4096u);
   // "hi hi hi", T = 8: h at positions 1, 4 and 7.
   EXPECT_EQ(x.triple, (std::array<double, 2>{1 + 4 + 7, 3}));
-  EXPECT_EQ(x.specials, (std::array<std::size_t, 4>{1, 0, 0, 1}));
+  EXPECT_EQ(x.rows_reached, 4u);  // BOS, h, i and the space
 }
 
 }  // namespace

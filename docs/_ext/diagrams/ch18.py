@@ -5,7 +5,7 @@ once, EOS never.
 Records (snippets/ch18-token-embeddings/trace.txt):
   TABLE|vocab=V|width=D|bos=b|eos=e                                             one
   POS|t=k|id=i|token=c|hidden=[..]|upstream=[..]                                one per position
-  ROW|row=r|token=c|uses=[..]|gradient=[..]|overwritten=[..]                    one per row reached, and EOS
+  ROW|row=r|token=c|reads=k|gradient=[..]                                       one per row reached, and EOS
 Everything drawn is read from the records; nothing is recomputed.
 """
 
@@ -34,26 +34,24 @@ def render(records):
                     f"upstream gradient ({', '.join(items(upstream))})")
     row_body = []
     for r in rows:
-        row, token, uses, gradient, overwritten = need(r, "row", "token", "uses", "gradient", "overwritten")
-        readers = items(uses)
-        if not readers:
+        row, token, reads, gradient = need(r, "row", "token", "reads", "gradient")
+        if reads == "0":
             why, mark = "read by no position: exactly zero", ' class="llmfs-muted"'
-        elif len(readers) > 1:
-            why, mark = (f"sum over positions {', '.join(readers)} (overwriting would leave "
-                         f"{', '.join(items(overwritten))})"), ' class="llmfs-highlight"'
+        elif reads == "1":
+            why, mark = "one position's upstream row", ""
         else:
-            why, mark = f"position {readers[0]} alone", ""
+            why, mark = f"the sum of {reads} positions' upstream rows", ' class="llmfs-highlight"'
         row_body.append(f'<tr{mark}><td class="llmfs-num">{esc(row)}</td><td class="llmfs-mono">{esc(token)}</td>'
-                        f'<td class="llmfs-mono">{esc(", ".join(readers) or "—")}</td>'
+                        f'<td class="llmfs-num">{esc(reads)}</td>'
                         f'<td class="llmfs-mono">{esc(", ".join(items(gradient)))}</td><td>{esc(why)}</td></tr>')
-        text.append(f"- row {row} ({token}): ∂L/∂E[{row}] = ({', '.join(items(gradient))}); {why}")
+        text.append(f"- row {row} ({token}): read {reads} time(s); ∂L/∂E[{row}] = ({', '.join(items(gradient))}); {why}")
     text.append(f"Every other row of the {vocab} gets exactly zero.")
     forward = ('<table class="llmfs-table"><caption>Forward: each position reads one row</caption>'
                '<thead><tr><th scope="col">t</th><th scope="col">id</th><th scope="col">token</th>'
                '<th scope="col">h_t = E[id]</th><th scope="col">∂L/∂h_t</th></tr></thead><tbody>' +
                "".join(pos_body) + "</tbody></table>")
     backward = ('<table class="llmfs-table"><caption>Backward: rows read twice are outlined</caption>'
-                '<thead><tr><th scope="col">row</th><th scope="col">token</th><th scope="col">read at</th>'
+                '<thead><tr><th scope="col">row</th><th scope="col">token</th><th scope="col">reads</th>'
                 '<th scope="col">∂L/∂E[row]</th><th scope="col">why</th></tr></thead><tbody>' +
                 "".join(row_body) + "</tbody></table>")
     return forward + backward, "\n".join(text)

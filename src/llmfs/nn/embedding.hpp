@@ -18,14 +18,17 @@
 
 namespace llmfs::nn {
 
-// region: embedding-api
+// region: embedding-scheme
 /// The course's scale for an embedding table of width `d_model`: normal with
 /// `σ = 1/√d_model`, so a row has expected squared length 1. Precondition:
 /// `model_width > 0` (Embedding::create checks it).
 [[nodiscard]] InitScheme embedding_scheme(std::size_t model_width) noexcept;
+// endregion: embedding-scheme
 
-/// Token ids `[B, T]` to vectors `[B, T, d_model]`: row `id` of the table `E [V, d_model]`
-/// for every position (Bengio et al. 2003; Chapter 18). The parameter is named
+// region: embedding-class
+/// Token ids `[B, T]` to vectors `[B, T, d_model]`: row `id` of the table `E [V,
+/// d_model]` for every position (Bengio et al. 2003; Chapter 18). The parameter is
+/// named
 /// `<name>.weight`, as in PyTorch's `nn.Embedding`.
 class Embedding {
  public:
@@ -33,9 +36,17 @@ class Embedding {
   /// embedding_scheme(). Checked before the first draw: a rejected call leaves `rng`
   /// unchanged. \return NnErrorCode::empty_name or NnErrorCode::zero_width (stage
   ///         `embedding '<name>'`), or the errors of make_parameter().
+  [[nodiscard]] static std::expected<Embedding, NnError> create(autograd::Tape& tape,
+                                                                std::string_view name,
+                                                                std::size_t vocab,
+                                                                std::size_t model_width,
+                                                                SplitMix64& rng);
+
+  /// The same with an explicit scheme (e.g. PyTorch's `N(0, 1)` or GPT's `N(0,
+  /// 0.02²)`). \return the errors of create(), and those of draw() for the scheme.
   [[nodiscard]] static std::expected<Embedding, NnError> create(
       autograd::Tape& tape, std::string_view name, std::size_t vocab,
-      std::size_t model_width, SplitMix64& rng);
+      std::size_t model_width, const InitScheme& scheme, SplitMix64& rng);
 
   /// A layer over an exact table `[V, d_model]`. \return NnErrorCode::empty_name,
   ///         NnErrorCode::weight_rank or NnErrorCode::zero_width (stage `embedding
@@ -48,6 +59,18 @@ class Embedding {
   ///         NnErrorCode::token_out_of_range naming the position and the id, or
   ///         NnErrorCode::autograd wrapping the tape's error (a released tape).
   [[nodiscard]] std::expected<autograd::TensorValue, NnError> forward(
+      const autograd::TokenGrid& ids) const;
+  // endregion: embedding-class
+
+  /// Row `id` of the table, `[d_model]` (e.g. the BOS or EOS row).
+  /// \return NnErrorCode::token_out_of_range, or NnErrorCode::autograd for a released
+  ///         tape.
+  [[nodiscard]] std::expected<tensor::Tensor, NnError> row(text::TokenId id) const;
+
+  /// How many positions of `ids` read each row `[V]`: the number of upstream rows the
+  /// backward pass adds into that row (0: its gradient is exactly zero).
+  /// \return the errors of forward()'s id check.
+  [[nodiscard]] std::expected<std::vector<std::size_t>, NnError> row_reads(
       const autograd::TokenGrid& ids) const;
 
   /// The table `E [V, d_model]`.
@@ -71,6 +94,5 @@ class Embedding {
   explicit Embedding(NamedParameter table) : table_(std::move(table)) {}
   NamedParameter table_;
 };
-// endregion: embedding-api
 
 }  // namespace llmfs::nn

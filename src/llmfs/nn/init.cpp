@@ -54,7 +54,8 @@ std::expected<tensor::Tensor, NnError> uniform_fan_in(const tensor::Shape& shape
 }
 
 // region: fan-scales
-std::expected<InitScheme, NnError> lecun(std::size_t fan_in, Distribution distribution) {
+std::expected<InitScheme, NnError> lecun(std::size_t fan_in,
+                                         Distribution distribution) {
   if (fan_in == 0) {
     return reject(NnErrorCode::zero_width, "initialization", "fan-in is 0");
   }
@@ -117,5 +118,17 @@ std::expected<NamedParameter, NnError> make_parameter(autograd::Tape& tape,
   return NamedParameter{std::move(name), tape.parameter(std::move(value))};
 }
 // endregion: make-parameter
+
+Moments moments(std::span<const double> values) noexcept {
+  if (values.empty()) return {};
+  const auto n = static_cast<double>(values.size());
+  double sum = 0.0, squares = 0.0;
+  for (const double v : values)
+    sum += v;
+  const double mean = sum / n;
+  for (const double v : values)
+    squares += (v - mean) * (v - mean);
+  return {mean, squares / n};
+}
 
 }  // namespace llmfs::nn

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <expected>
+#include <span>
 #include <string>
 
 #include <llmfs/autograd/tape.hpp>
@@ -23,8 +24,8 @@ namespace llmfs::nn {
 
 /// A tensor of `shape` whose elements are drawn uniformly from `[−b, b)` with
 /// `b = 1/√fan_in`, one draw per element in row-major order: `b · (2u − 1)` with
-/// `u = rng.next_unit()`. This is PyTorch's `nn.Linear` default (`kaiming_uniform_` with
-/// `a = √5`): variance `b²/3 = 1/(3·fan_in)`, a third of LeCun's. Everything is
+/// `u = rng.next_unit()`. This is PyTorch's `nn.Linear` default (`kaiming_uniform_`
+/// with `a = √5`): variance `b²/3 = 1/(3·fan_in)`, a third of LeCun's. Everything is
 /// validated before any draw, so a rejected call leaves `rng` unchanged.
 /// \return NnErrorCode::zero_width for `fan_in == 0`, NnErrorCode::size_overflow if the
 ///         shape's element count overflows (stage `"initialization"`).
@@ -35,13 +36,13 @@ namespace llmfs::nn {
 /// The shape of the distribution every element is drawn from; both have mean 0.
 enum class Distribution {
   uniform,  ///< uniform on `[−a, a)` with `a = √3·σ`, so that its variance is `σ²`
-  normal,   ///< normal `N(0, σ²)`, by the Box–Muller transform (standard_normal())
+  normal,  ///< normal `N(0, σ²)`, by the Box–Muller transform (standard_normal())
 };
 
 /// How to draw a tensor: a distribution and its standard deviation `σ`.
 struct InitScheme {
   Distribution distribution = Distribution::uniform;  ///< uniform or normal
-  double std_dev = 0.0;                                ///< `σ ≥ 0`
+  double std_dev = 0.0;                               ///< `σ ≥ 0`
 };
 
 /// LeCun's fan-in scale, `σ² = 1/fan_in`: a sum of `fan_in` products keeps the variance
@@ -50,9 +51,10 @@ struct InitScheme {
 [[nodiscard]] std::expected<InitScheme, NnError> lecun(std::size_t fan_in,
                                                        Distribution distribution);
 
-/// Glorot and Bengio's (2010) scale, `σ² = 2/(fan_in + fan_out)`: the compromise between
-/// keeping the forward variance (`1/fan_in`) and the backward one (`1/fan_out`).
-/// \return NnErrorCode::zero_width if either fan is 0 (stage `"initialization"`).
+/// Glorot and Bengio's (2010) scale, `σ² = 2/(fan_in + fan_out)`: the compromise
+/// between keeping the forward variance (`1/fan_in`) and the backward one
+/// (`1/fan_out`). \return NnErrorCode::zero_width if either fan is 0 (stage
+/// `"initialization"`).
 [[nodiscard]] std::expected<InitScheme, NnError> xavier(std::size_t fan_in,
                                                         std::size_t fan_out,
                                                         Distribution distribution);
@@ -81,5 +83,15 @@ struct InitScheme {
 [[nodiscard]] std::expected<NamedParameter, NnError> make_parameter(
     autograd::Tape& tape, std::string name, const tensor::Shape& shape,
     const InitScheme& scheme, SplitMix64& rng);
+
+/// The sample mean and variance of a set of values (variance divided by `n`, as
+/// PyTorch's `var(unbiased=False)`): how the chapters measure a draw or an activation.
+struct Moments {
+  double mean = 0.0;      ///< `(1/n) Σ xᵢ`
+  double variance = 0.0;  ///< `(1/n) Σ (xᵢ − mean)²`
+};
+
+/// The Moments of `values`, summed in order; both 0 for no values.
+[[nodiscard]] Moments moments(std::span<const double> values) noexcept;
 
 }  // namespace llmfs::nn
