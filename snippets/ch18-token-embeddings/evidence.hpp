@@ -1,6 +1,5 @@
 // Chapter 18
 #pragma once
-// Chapter 18's program: what its report and trace print, gathered once.
 
 #include <array>
 #include <string>

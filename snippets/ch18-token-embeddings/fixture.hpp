@@ -14,7 +14,6 @@ inline constexpr std::string_view kText = "hi hi";
 inline constexpr std::size_t kContext = 6;
 /// The table [V = 258, d_model = 2]: row r is (r, −r), readable by hand.
 inline constexpr std::size_t kWidth = 2;
-/// The gradient arriving at position t is (t, 1).
 /// The cost and scale example: V = 4,096, d_model = 128.
 inline constexpr std::size_t kVocab = 4096, kModelWidth = 128;
 // endregion: fixture

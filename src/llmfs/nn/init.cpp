@@ -33,6 +33,16 @@ std::expected<tensor::Tensor, NnError> as_tensor(const tensor::Shape& shape,
   return std::move(*tensor);
 }
 
+// Both fans are at least 1.
+std::expected<void, NnError> check_fans(std::size_t fan_in, std::size_t fan_out) {
+  if (fan_in == 0)
+    return reject(NnErrorCode::zero_width, "initialization", "fan-in is 0");
+  if (fan_out == 0) {
+    return reject(NnErrorCode::zero_width, "initialization", "fan-out is 0");
+  }
+  return {};
+}
+
 }  // namespace
 
 double fan_in_bound(std::size_t fan_in) noexcept {
@@ -56,18 +66,13 @@ std::expected<tensor::Tensor, NnError> uniform_fan_in(const tensor::Shape& shape
 // region: fan-scales
 std::expected<InitScheme, NnError> lecun(std::size_t fan_in,
                                          Distribution distribution) {
-  if (fan_in == 0) {
-    return reject(NnErrorCode::zero_width, "initialization", "fan-in is 0");
-  }
+  LLMFS_TRY(check_fans(fan_in, 1));
   return InitScheme{distribution, std::sqrt(1.0 / static_cast<double>(fan_in))};
 }
 
 std::expected<InitScheme, NnError> xavier(std::size_t fan_in, std::size_t fan_out,
                                           Distribution distribution) {
-  if (fan_in == 0 || fan_out == 0) {
-    return reject(NnErrorCode::zero_width, "initialization",
-                  fmt::format("fan-in {} and fan-out {}", fan_in, fan_out));
-  }
+  LLMFS_TRY(check_fans(fan_in, fan_out));
   const double fans = static_cast<double>(fan_in) + static_cast<double>(fan_out);
   return InitScheme{distribution, std::sqrt(2.0 / fans)};
 }
