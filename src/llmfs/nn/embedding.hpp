@@ -35,7 +35,7 @@ class Embedding {
   /// Creates `<name>.weight` `[V, d_model]` on `tape`, drawn by draw() with
   /// embedding_scheme(). Checked before the first draw: a rejected call leaves `rng`
   /// unchanged. \return NnErrorCode::empty_name or NnErrorCode::zero_width (stage
-  ///         `embedding '<name>'`), or the errors of make_parameter().
+  ///         `embedding 'NAME'`), or the errors of make_parameter().
   [[nodiscard]] static std::expected<Embedding, NnError> create(autograd::Tape& tape,
                                                                 std::string_view name,
                                                                 std::size_t vocab,
@@ -49,8 +49,8 @@ class Embedding {
       std::size_t model_width, const InitScheme& scheme, SplitMix64& rng);
 
   /// A layer over an exact table `[V, d_model]`. \return NnErrorCode::empty_name,
-  ///         NnErrorCode::weight_rank or NnErrorCode::zero_width (stage `embedding
-  ///         '<table name>'`).
+  ///         NnErrorCode::weight_rank or NnErrorCode::zero_width (stage
+  ///         `embedding 'TABLE'`, TABLE the table's name).
   [[nodiscard]] static std::expected<Embedding, NnError> from_parameter(
       NamedParameter table);
 

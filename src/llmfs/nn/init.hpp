@@ -79,7 +79,7 @@ struct InitScheme {
 /// A parameter leaf `name` of `shape` on `tape`, drawn from `scheme`. The name, the
 /// tape and the scheme are checked before the first draw: a rejected call leaves `rng`
 /// unchanged and records nothing. \return NnErrorCode::empty_name or
-/// NnErrorCode::released_tape (stage `parameter '<name>'`), or the errors of draw().
+/// NnErrorCode::released_tape (stage `parameter 'NAME'`), or the errors of draw().
 [[nodiscard]] std::expected<NamedParameter, NnError> make_parameter(
     autograd::Tape& tape, std::string name, const tensor::Shape& shape,
     const InitScheme& scheme, SplitMix64& rng);
