@@ -48,8 +48,8 @@ Tensor upstream(std::size_t tokens) {
 }
 
 // The layer over `table` applied to `grid`, a refusal kept as a tape error.
-std::expected<TensorValue, AutogradError> through_layer(const TensorValue& table,
-                                                        const TokenGrid& grid) {
+[[nodiscard]] std::expected<TensorValue, AutogradError> through_layer(
+    const TensorValue& table, const TokenGrid& grid) {
   const auto layer = Embedding::from_parameter({"token_embedding.weight", table});
   const auto hidden = layer ? layer->forward(grid) : std::unexpected(layer.error());
   if (hidden) return *hidden;

@@ -17,8 +17,9 @@ std::string stage_of(std::string_view name) {
 
 // region: embedding-check
 // Every id names a row of the table, and there are B·T of them.
-std::expected<void, NnError> check_ids(const autograd::TokenGrid& ids,
-                                       std::size_t vocab, const std::string& stage) {
+[[nodiscard]] std::expected<void, NnError> check_ids(const autograd::TokenGrid& ids,
+                                                     std::size_t vocab,
+                                                     const std::string& stage) {
   if (ids.ids.size() != ids.batch * ids.time) {
     return reject(
         NnErrorCode::token_count, stage,

@@ -13,7 +13,8 @@ namespace llmfs::nn {
 namespace {
 
 // The element count of `shape`, if a tensor can hold it.
-std::expected<std::size_t, NnError> checked_count(const tensor::Shape& shape) {
+[[nodiscard]] std::expected<std::size_t, NnError> checked_count(
+    const tensor::Shape& shape) {
   const auto count = shape.element_count();
   if (!count || *count > tensor::max_element_count()) {
     return reject(NnErrorCode::size_overflow, "initialization",
@@ -23,8 +24,8 @@ std::expected<std::size_t, NnError> checked_count(const tensor::Shape& shape) {
 }
 
 // `values` as a tensor of `shape` (their count was checked against it).
-std::expected<tensor::Tensor, NnError> as_tensor(const tensor::Shape& shape,
-                                                 std::vector<double> values) {
+[[nodiscard]] std::expected<tensor::Tensor, NnError> as_tensor(
+    const tensor::Shape& shape, std::vector<double> values) {
   auto tensor = tensor::Tensor::from(shape, std::move(values));
   if (!tensor) {  // unreachable: the count was computed from the shape
     return reject(NnErrorCode::size_overflow, "initialization",
@@ -34,7 +35,8 @@ std::expected<tensor::Tensor, NnError> as_tensor(const tensor::Shape& shape,
 }
 
 // Both fans are at least 1.
-std::expected<void, NnError> check_fans(std::size_t fan_in, std::size_t fan_out) {
+[[nodiscard]] std::expected<void, NnError> check_fans(std::size_t fan_in,
+                                                      std::size_t fan_out) {
   if (fan_in == 0)
     return reject(NnErrorCode::zero_width, "initialization", "fan-in is 0");
   if (fan_out == 0) {
