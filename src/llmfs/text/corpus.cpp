@@ -1,8 +1,7 @@
 // Chapter 2
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 
+#include <llmfs/core/read_file.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/text/corpus.hpp>
 
@@ -150,18 +149,26 @@ std::expected<Corpus, CorpusError> parse_corpus(std::string_view bytes,
 }
 // endregion: parse-corpus
 
+namespace {
+
+// A failed read as this module's error, the FileError's reason in the detail.
+[[nodiscard]] auto corpus_file_failure(const std::filesystem::path& path) {
+  return [&path](const FileError& error) {
+    return CorpusError{CorpusErrorCode::unreadable, std::string(kCorpusStage),
+                       fmt::format("file {}: {}", path.string(), reason_of(error)),
+                       std::nullopt};
+  };
+}
+
+}  // namespace
+
 // region: read-corpus
-// The whole file, then parse_corpus(). A missing file leaves the stream closed; a
-// failure midway sets its bad bit.
+// The whole file (a folder, a FIFO or a failed read is a FileError, said in the
+// detail), then parse_corpus() under the name the caller gave.
 std::expected<Corpus, CorpusError> read_corpus(const std::filesystem::path& path) {
-  const std::string name = path.string();  // errors name the file as the caller did
-  std::ifstream stream(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(stream)),
-                          std::istreambuf_iterator<char>());
-  if (!stream.is_open() || stream.bad())
-    return reject(CorpusErrorCode::unreadable, kCorpusStage,
-                  fmt::format("file {}", name));
-  return parse_corpus(bytes, name);
+  const std::string bytes =
+      LLMFS_TRY(map_file_error(read_file(path), corpus_file_failure(path)));
+  return parse_corpus(bytes, path.string());
 }
 // endregion: read-corpus
 
