@@ -50,7 +50,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
   return seen;
 }
 
-// region: corpus-utf8-checks
 // Every byte must be UTF-8 (Chapter 1's decoder); its error becomes the cause.
 [[nodiscard]] std::expected<void, CorpusError> check_corpus_utf8(
     std::string_view bytes, std::string_view file) {
@@ -63,7 +62,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
   }
   return {};
 }
-// endregion: corpus-utf8-checks
 
 // region: corpus-line-checks
 // A heading needs a title nobody used before; the document above it needs text.
@@ -97,7 +95,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
 }
 // endregion: corpus-line-checks
 
-// region: corpus-end-checks
 // At the end: some document, the last one not empty, the last byte a newline.
 [[nodiscard]] std::expected<void, CorpusError> check_corpus_end(
     const Corpus& corpus, std::string_view bytes, std::size_t last_heading,
@@ -113,7 +110,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
                   corpus_site(file, bytes.size(), corpus));
   return {};
 }
-// endregion: corpus-end-checks
 
 }  // namespace
 
@@ -172,7 +168,6 @@ std::expected<Corpus, CorpusError> read_corpus(const std::filesystem::path& path
 }
 // endregion: read-corpus
 
-// region: corpus-text
 // The file format again: a heading line, then the text, per document.
 std::string corpus_text(const Corpus& corpus) {
   std::string text;
@@ -184,6 +179,5 @@ std::string corpus_text(const Corpus& corpus) {
 std::size_t document_bytes(const Document& document) noexcept {
   return kHeadingMarker.size() + document.title.size() + 1 + document.text.size();
 }
-// endregion: corpus-text
 
 }  // namespace llmfs::text

@@ -91,7 +91,6 @@ std::string corpus_sha256(const Corpus& corpus) {
   return sha256_hex(corpus_text(corpus));
 }
 
-// region: collect-partitions
 // Each document's split, in corpus order, to three ascending lists of indices.
 Partitions collect_partitions(const std::vector<Split>& split_of) {
   Partitions partitions;
@@ -102,7 +101,6 @@ Partitions collect_partitions(const std::vector<Split>& split_of) {
         .push_back(d);
   return partitions;
 }
-// endregion: collect-partitions
 
 // region: partition-rule
 // The title's hash picks a bucket; the bucket picks the split. Nothing but the title
@@ -200,7 +198,6 @@ struct ManifestFields {
   std::string_view value;  ///< the split, or a header value
 };
 
-// region: manifest-line-checks
 // Each manifest line is checked where it is read; `site` is `manifest M, line N`.
 [[nodiscard]] std::expected<ManifestFields, PartitionError> split_manifest_fields(
     std::string_view line, const std::string& site) {
@@ -232,7 +229,6 @@ struct ManifestFields {
                 fmt::format("{}: \"{}\"", site, name));
 }
 
-// endregion: manifest-line-checks
 
 // region: manifest-entry-checks
 // The corpus index of a listed title; `listed_on[d]` is the line that listed d (0: not
@@ -310,7 +306,6 @@ std::expected<Partitions, PartitionError> parse_partitions(std::string_view text
 }
 // endregion: parse-partitions
 
-// region: read-partitions
 std::expected<Partitions, PartitionError> read_partitions(
     const std::filesystem::path& manifest, const Corpus& corpus) {
   const std::string text = LLMFS_TRY(map_file_error(
@@ -326,6 +321,5 @@ std::expected<PartitionedCorpus, PartitionError> read_partitioned_corpus(
   Partitions partitions = LLMFS_TRY(read_partitions(manifest_path, corpus));
   return PartitionedCorpus{std::move(corpus), std::move(partitions)};
 }
-// endregion: read-partitions
 
 }  // namespace llmfs::text
