@@ -229,7 +229,6 @@ struct ManifestFields {
                 fmt::format("{}: \"{}\"", site, name));
 }
 
-
 // region: manifest-entry-checks
 // The corpus index of a listed title; `listed_on[d]` is the line that listed d (0: not
 // yet listed).
