@@ -6,7 +6,7 @@
 /// the target, fsync the folder (POSIX rename(2) is atomic within a file system; the
 /// two fsyncs make the new bytes and the new name durable in that order). Chapter 2's
 /// partition manifest is the first file the course writes; Chapter 4's merges file and
-/// Chapter 35's checkpoints use the same routine.
+/// Chapter 35's checkpoints (to come) will use the same routine.
 
 #include <expected>
 #include <filesystem>
