@@ -12,6 +12,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <llmfs/text/merges_file.hpp>
 #include <llmfs/text/tokenizer.hpp>
 
 #include <sentencepiece_processor.h>

@@ -10,13 +10,14 @@
 #include <charconv>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include <llmfs/text/bpe_train.hpp>
+#include <llmfs/text/merges_file.hpp>
 #include <llmfs/text/partition.hpp>
-#include <llmfs/text/tokenizer.hpp>
 
 int main(int argc, char** argv) {
   if (argc != 5) {
@@ -25,7 +26,13 @@ int main(int argc, char** argv) {
   }
   std::size_t vocab_size = 0;
   const std::string_view vocab_text = argv[3];
-  std::from_chars(vocab_text.data(), vocab_text.data() + vocab_text.size(), vocab_size);
+  const auto [end, error] = std::from_chars(
+      vocab_text.data(), vocab_text.data() + vocab_text.size(), vocab_size);
+  if (error != std::errc{} || end != vocab_text.data() + vocab_text.size()) {
+    fmt::print(stderr, "train-tokenizer: VOCAB_SIZE '{}' is not a whole number\n",
+               vocab_text);
+    return 2;
+  }
   const auto loaded = llmfs::text::read_partitioned_corpus(argv[1], argv[2]);
   if (!loaded) {
     fmt::print(stderr, "train-tokenizer: {}\n", loaded.error());

@@ -91,7 +91,6 @@ PartitionProof prove_partition(const Corpus& corpus, const Partitions& p,
 }
 // endregion: prove-partition
 
-// region: broken-inputs
 // Each broken input through the library; failure is the expected answer, kept as text.
 template <class T, class E>
 Outcome outcome(std::string_view name, const std::expected<T, E>& result) {
@@ -121,7 +120,6 @@ std::vector<Outcome> manifest_outcomes(const Corpus& fixture) {
       outcome("unreadable", llmfs::text::read_partitions(kMissingManifest, fixture)));
   return outcomes;
 }
-// endregion: broken-inputs
 
 namespace {
 

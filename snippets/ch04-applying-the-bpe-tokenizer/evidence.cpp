@@ -5,7 +5,9 @@
 #include <span>
 
 #include <llmfs/text/chunks.hpp>
+#include <llmfs/text/merges_file.hpp>
 #include <llmfs/text/partition.hpp>
+#include <llmfs/text/stream_decoder.hpp>
 
 namespace ch04 {
 
@@ -44,7 +46,6 @@ Step<Encoded> encode_case(const Tokenizer& tokenizer, std::string_view text) {
 
 namespace {
 
-// region: streaming-cases
 // The streaming decoder on the fixture: one byte token at a time, every two-push split
 // of the whole text, a byte that rules a held prefix out, and a stream cut short.
 [[nodiscard]] Streaming stream_cases(const Tokenizer& bytes) {
@@ -71,7 +72,6 @@ namespace {
   s.strict_split = answer_of(bytes.decode(Ids{'h', 0xC3}));
   return s;
 }
-// endregion: streaming-cases
 
 // region: damaged-files
 // Each damage applied to the hand table's merges file, and the error the reader names.

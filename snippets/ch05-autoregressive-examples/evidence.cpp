@@ -1,6 +1,8 @@
 // Chapter 5
 #include "evidence.hpp"
 
+#include <llmfs/text/merges_file.hpp>
+
 namespace ch05 {
 
 using llmfs::text::Example;

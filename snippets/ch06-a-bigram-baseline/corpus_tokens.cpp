@@ -1,6 +1,7 @@
 // Chapter 6
 #include "corpus_tokens.hpp"
 
+#include <llmfs/text/merges_file.hpp>
 #include <llmfs/text/partition.hpp>
 #include <llmfs/text/tokenizer.hpp>
 

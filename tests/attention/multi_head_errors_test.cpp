@@ -159,81 +159,20 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
   }
 }
 
-struct LayoutCase {
-  HeadLayoutErrorCode code;
-  HeadLayoutError error;
-  std::string expected;
-};
-
-TEST(HeadLayoutErrorMessages, EveryCodeNamesItsStepAndCause) {
-  Tape tape;
-  auto split_error = [&](Shape shape, std::size_t heads) {
-    auto split = split_heads(tape.constant(Tensor::zeros(std::move(shape))), heads);
-    EXPECT_FALSE(split.has_value());
-    return split.error();
-  };
-  auto merge_error = [&](Shape shape) {
-    auto merged = merge_heads(tape.constant(Tensor::zeros(std::move(shape))));
-    EXPECT_FALSE(merged.has_value());
-    return merged.error();
-  };
-  const std::size_t huge = std::size_t{1} << 40;  // 2^40 · 2^40 overflows 64 bits
-
-  // A released input reaching each side: split fails in its reshape, merge in its
-  // transpose.
+TEST(MultiHeadErrorMessages, AHeadMergeTapeErrorKeepsItsWholeChain) {
   Tape released_tape;
-  const auto to_split =
-      released_tape.constant(Tensor::zeros(Shape{1, 3, 4}));  // node 0
   const auto to_merge =
-      released_tape.constant(Tensor::zeros(Shape{1, 2, 3, 2}));  // node 1
+      released_tape.constant(Tensor::zeros(Shape{1, 2, 3, 2}));  // node 0
   released_tape.release();
-  auto split_released = split_heads(to_split, 2);
   auto merge_released = merge_heads(to_merge);
-  ASSERT_FALSE(split_released.has_value());
   ASSERT_FALSE(merge_released.has_value());
-
-  const std::vector<LayoutCase> cases{
-      {HeadLayoutErrorCode::split_rank, split_error(Shape{3, 4}, 2),
-       "head split: input must have rank 3 [B, T, d_model] (got [3,4])"},
-      {HeadLayoutErrorCode::merge_rank, merge_error(Shape{1, 3, 4}),
-       "head merge: input must have rank 4 [B, h, T, d_h] (got [1,3,4])"},
-      {HeadLayoutErrorCode::zero_heads, split_error(Shape{1, 3, 4}, 0),
-       "head split: head count must be nonzero"},
-      {HeadLayoutErrorCode::zero_heads, merge_error(Shape{1, 0, 3, 2}),
-       "head merge: head count must be nonzero"},
-      {HeadLayoutErrorCode::zero_head_width, split_error(Shape{1, 3, 0}, 2),
-       "head split: head width must be nonzero (model width 0)"},
-      {HeadLayoutErrorCode::zero_head_width, merge_error(Shape{1, 2, 3, 0}),
-       "head merge: head width must be nonzero (head width 0)"},
-      {HeadLayoutErrorCode::width_not_divisible, split_error(Shape{1, 3, 6}, 4),
-       "head split: width not divisible by head count (width 6, 4 heads)"},
-      {HeadLayoutErrorCode::model_width_overflow, merge_error(Shape{0, huge, 1, huge}),
-       "head merge: merged width overflows (1099511627776 heads of width "
-       "1099511627776)"},
-      {HeadLayoutErrorCode::autograd, split_released.error(),
-       "head split reshape: tape operation failed: reshape: released input (node 0)"},
-      {HeadLayoutErrorCode::autograd, merge_released.error(),
-       "head merge transpose: tape operation failed: transpose: released input (node "
-       "1)"},
-  };
-  for (int code = 0; code <= static_cast<int>(HeadLayoutErrorCode::autograd); ++code) {
-    bool seen = false;
-    for (const auto& c : cases)
-      seen = seen || static_cast<int>(c.code) == code;
-    EXPECT_TRUE(seen) << "no message case for HeadLayoutErrorCode " << code;
-  }
-  for (const auto& c : cases) {
-    EXPECT_EQ(c.error.code, c.code) << c.expected;
-    EXPECT_EQ(fmt::format("{}", c.error), c.expected);
-  }
-
   // The merge-side tape error, wrapped by the layer, keeps the whole chain.
   const MultiHeadError wrapped{MultiHeadErrorCode::stage_failed, MultiHeadStage::merge,
                                "", merge_released.error()};
   EXPECT_EQ(
       fmt::format("{}", wrapped),
       "multi-head attention, head merge: head merge transpose: tape operation failed: "
-      "transpose: released input (node 1)");
+      "transpose: released input (node 0)");
   ASSERT_NE(autograd_cause(wrapped), nullptr);
   EXPECT_EQ(autograd_cause(wrapped)->code,
             llmfs::autograd::AutogradErrorCode::released_input);

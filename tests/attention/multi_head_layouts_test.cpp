@@ -1,6 +1,6 @@
-// Head split/merge and the PyTorch appendix layouts (combined in-projection, no
-// positions, PyTorch references) of multi-head attention; the fixture lives in
-// snippets/ch30-multi-head-attention/fixture.hpp.
+// The PyTorch appendix layouts (combined in-projection, no positions, PyTorch
+// references) of multi-head attention (head split/merge: head_layout_test.cpp); the
+// fixture lives in snippets/ch30-multi-head-attention/fixture.hpp.
 
 #include <bit>
 #include <cmath>
@@ -26,63 +26,6 @@
 namespace {
 
 using namespace llmfs::testing::multi_head;
-
-TEST(MultiHeadAttention, SplitThenMergeIsBitwiseIdentity) {
-  SplitMix64 rng(30);
-  const Tensor x = *llmfs::nn::uniform_fan_in(Shape{2, 3, 8}, 1, rng);
-  Tape tape;
-  auto input = tape.constant(x);
-  auto split = split_heads(input, 4);
-  ASSERT_TRUE(split.has_value());
-  EXPECT_EQ(split->shape(), (Shape{2, 4, 3, 2}));
-  const Tensor heads = value_of(*split);
-  // split[b,h,t,j] = x[b,t,h·d_h + j]
-  for (std::size_t b = 0; b < 2; ++b)
-    for (std::size_t h = 0; h < 4; ++h)
-      for (std::size_t t = 0; t < 3; ++t)
-        for (std::size_t j = 0; j < 2; ++j)
-          EXPECT_TRUE(same_bits(heads.values()[((b * 4 + h) * 3 + t) * 2 + j],
-                                x.values()[(b * 3 + t) * 8 + h * 2 + j]));
-  auto merged = merge_heads(*split);
-  ASSERT_TRUE(merged.has_value());
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(*merged), x));
-  // And the fixture's own projections.
-  auto run = run_fixture();
-  auto back = merge_heads(run->forward.projected_query_heads);
-  ASSERT_TRUE(back.has_value());
-  EXPECT_TRUE(llmfs::tensor::bitwise_equal(value_of(*back), fixture_input()));
-}
-
-TEST(MultiHeadAttention, HeadLayoutErrorsAreTyped) {
-  Tape tape;
-  auto code_of_split = [&](Shape shape, std::size_t heads) {
-    auto split = split_heads(tape.constant(Tensor::zeros(shape)), heads);
-    EXPECT_FALSE(split.has_value());
-    return split ? HeadLayoutErrorCode::autograd : split.error().code;
-  };
-  EXPECT_EQ(code_of_split(Shape{3, 4}, 2), HeadLayoutErrorCode::split_rank);
-  EXPECT_EQ(code_of_split(Shape{1, 3, 4}, 0), HeadLayoutErrorCode::zero_heads);
-  EXPECT_EQ(code_of_split(Shape{1, 3, 0}, 2), HeadLayoutErrorCode::zero_head_width);
-  EXPECT_EQ(code_of_split(Shape{1, 3, 6}, 4), HeadLayoutErrorCode::width_not_divisible);
-  auto code_of_merge = [&](Shape shape) {
-    auto merged = merge_heads(tape.constant(Tensor::zeros(shape)));
-    EXPECT_FALSE(merged.has_value());
-    return merged ? HeadLayoutErrorCode::autograd : merged.error().code;
-  };
-  EXPECT_EQ(code_of_merge(Shape{1, 3, 4}), HeadLayoutErrorCode::merge_rank);
-  EXPECT_EQ(code_of_merge(Shape{1, 0, 3, 2}), HeadLayoutErrorCode::zero_heads);
-  EXPECT_EQ(code_of_merge(Shape{1, 2, 3, 0}), HeadLayoutErrorCode::zero_head_width);
-  const std::size_t huge = std::size_t{1} << 40;
-  EXPECT_EQ(code_of_merge(Shape{0, huge, 1, huge}),
-            HeadLayoutErrorCode::model_width_overflow);
-  auto x = tape.constant(Tensor::zeros(Shape{1, 3, 4}));
-  tape.release();
-  auto released = split_heads(x, 2);
-  ASSERT_FALSE(released.has_value());
-  EXPECT_EQ(released.error().code, HeadLayoutErrorCode::autograd);
-  EXPECT_EQ(released.error().stage, "head split reshape");
-  EXPECT_EQ(released.error().cause->code, AutogradErrorCode::released_input);
-}
 
 // the PyTorch appendix: combined in-projection and no positions
 

@@ -113,7 +113,8 @@ TEST(Ch02Errors, EachBrokenCorpusIsNamedWithItsByteAndDocument) {
             "error:read corpus: missing final newline (file case.txt, byte 9, document "
             "0 \"A 1\")");
   EXPECT_EQ(c[7].answer,
-            "error:read corpus: cannot read the file (file no-such-corpus.txt)");
+            "error:read corpus: cannot read the file (file no-such-corpus.txt: no such "
+            "file)");
 }
 
 TEST(Ch02Errors, EachBrokenManifestIsNamedWithItsLine) {
@@ -143,7 +144,7 @@ TEST(Ch02Errors, EachBrokenManifestIsNamedWithItsLine) {
             "2: document 1 \"Greetings 2\")");
   EXPECT_EQ(m[7].answer,
             "error:read partitions: cannot read the manifest (manifest "
-            "no-such-partitions.tsv)");
+            "no-such-partitions.tsv: no such file)");
 }
 
 TEST(Ch02KingJames, HashIsThePinAndTheReferences) {

@@ -83,12 +83,14 @@ TEST(Ch04Evidence, EveryDamagedFileIsNamedWithItsLine) {
   EXPECT_TRUE(d[3].error.starts_with(
       "merges file low.merges line 3: merge uses a token not made yet"));
   // Five lines kept: the header and ranks 0-3; rank 4 (line 6) is missing.
-  EXPECT_TRUE(
-      d[4].error.starts_with("merges file low.merges line 6: file is truncated"));
+  EXPECT_EQ(d[4].error,
+            "merges file low.merges line 6: file is truncated (header says 8 merges, "
+            "file has 4)");
   EXPECT_TRUE(
       d[5].error.starts_with("merges file low.merges line 1: checksum mismatch"));
   EXPECT_EQ(d[6].error,
-            "merges file no-such-folder/kjv-4096.merges: cannot open merges file");
+            "merges file no-such-folder/kjv-4096.merges: cannot read merges file (no "
+            "such file)");
 }
 
 TEST(Ch04Evidence, StreamingHoldsPartialCharacters) {

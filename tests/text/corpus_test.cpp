@@ -15,6 +15,8 @@
 
 #include "support/temp_dir.hpp"
 
+#include <sys/stat.h>
+
 namespace {
 
 using llmfs::text::Corpus;
@@ -139,7 +141,34 @@ TEST_F(CorpusFile, AMissingFileIsUnreadableAndNamed) {
   ASSERT_FALSE(corpus.has_value());
   EXPECT_EQ(corpus.error().code, CorpusErrorCode::unreadable);
   EXPECT_EQ(ch02_message(corpus.error()),
-            fmt::format("read corpus: cannot read the file (file {})", path.string()));
+            fmt::format("read corpus: cannot read the file (file {}: no such file)",
+                        path.string()));
+}
+
+// Not a regular file: a folder, a FIFO with no writer (must not block), a path under a
+// file. Each is a typed error saying which, never an exception.
+TEST_F(CorpusFile, AFolderAFifoAndAPathUnderAFileAreTypedErrors) {
+  const auto folder = llmfs::text::read_corpus(dir_);
+  ASSERT_FALSE(folder.has_value());
+  EXPECT_EQ(
+      ch02_message(folder.error()),
+      fmt::format("read corpus: cannot read the file (file {}: is a folder, not a "
+                  "file)",
+                  dir_.string()));
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  const auto fifo = llmfs::text::read_corpus(dir_ / "fifo");
+  ASSERT_FALSE(fifo.has_value());
+  EXPECT_TRUE(ch02_message(fifo.error()).ends_with(": not a regular file)"));
+  std::ofstream(dir_ / "plain.txt") << "# A\na\n";
+  const auto under = llmfs::text::read_corpus(dir_ / "plain.txt" / "x");
+  ASSERT_FALSE(under.has_value());
+  EXPECT_TRUE(ch02_message(under.error())
+                  .ends_with(": no such file: a parent of it is not a folder)"));
+  const auto io = llmfs::text::read_corpus("/proc/self/mem");  // read(2) fails: EIO
+  ASSERT_FALSE(io.has_value());
+  EXPECT_EQ(ch02_message(io.error()),
+            "read corpus: cannot read the file (file /proc/self/mem: read failed: "
+            "Input/output error)");
 }
 
 TEST_F(CorpusFile, AFileReadsAsItsBytesParse) {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include <llmfs/text/partition.hpp>
 
 #include "support/temp_dir.hpp"
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -194,6 +197,79 @@ TEST(PartitionManifestErrors, MissingDocumentAfterTheLastLine) {
             "document 2 \"Greetings 7\")");
 }
 
+// --- The manifest grammar's boundaries: a title is anything a corpus heading holds --
+
+Corpus ch02_awkward_titles() {
+  return Corpus{{{"Psalm\t23", "1 a\n"},  // a tab: the line splits at its last tab
+                 {"# hash", "1 b\n"},     // looks like a comment
+                 {"rule", "1 c\n"},       // looks like the rule line
+                 {"a\ttab\ttwice", "1 d\n"}}};
+}
+
+// A reader that split a line at its first tab would read `Psalm` and a split
+// `23\ttrain`; one that skipped every `#` line, or every `rule` line, would lose a
+// document.
+TEST(PartitionManifestGrammar, TitlesWithTabsHashesOrRuleReadBack) {
+  const Corpus corpus = ch02_awkward_titles();
+  const Partitions p{{0, 2}, {1}, {3}};
+  const std::string text = llmfs::text::format_manifest(corpus, p);
+  EXPECT_NE(text.find("\nPsalm\t23\ttrain\n# hash\tvalidation\nrule\ttrain\n"),
+            std::string::npos);
+  const auto back = llmfs::text::parse_partitions(text, "m.tsv", corpus);
+  ASSERT_TRUE(back.has_value()) << ch02_partition_message(back.error());
+  EXPECT_EQ(*back, p);
+  // `rule` as the first listed document of a manifest without a rule line.
+  const auto no_rule = llmfs::text::parse_partitions(
+      "corpus_sha256\t" + llmfs::text::corpus_sha256(corpus) +
+          "\nrule\ttest\nPsalm\t23\ttrain\n# hash\ttrain\na\ttab\ttwice\ttrain\n",
+      "m.tsv", corpus);
+  ASSERT_FALSE(no_rule.has_value());  // `rule\ttest` is taken as the rule line
+  EXPECT_EQ(ch02_partition_message(no_rule.error()),
+            "read partitions: document not listed (manifest m.tsv, after line 5: "
+            "document 2 \"rule\")");
+}
+
+// --- Property: any corpus's manifest is read back as the partitions it was made from
+// --
+
+TEST(PartitionManifestProperty, AnyManifestRoundTripsThroughTextAndFile) {
+  const std::vector<std::string> pieces{
+      "a", "B", " ", "\t", "#", "# ", "rule", "é", "1", "\t#", "corpus_sha256"};
+  const auto dir = llmfs::test::make_temp_dir("llmfs-ch02-manifest-property");
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    std::mt19937_64 rng(seed);
+    Corpus corpus;
+    std::set<std::string> titles;
+    const std::size_t documents = 1 + rng() % 12;
+    while (corpus.documents.size() < documents) {
+      std::string title;
+      for (std::size_t k = 1 + rng() % 4; k > 0; --k)
+        title += pieces[rng() % pieces.size()];
+      if (titles.insert(title).second)
+        corpus.documents.push_back({title, fmt::format("{} text\n", rng() % 100)});
+    }
+    std::vector<Split> split_of;
+    for (std::size_t d = 0; d < documents; ++d)
+      split_of.push_back(llmfs::text::kSplits[rng() % 3]);
+    const Partitions p = llmfs::text::collect_partitions(split_of);
+    const std::string text = llmfs::text::format_manifest(corpus, p);
+    const auto back = llmfs::text::parse_partitions(text, "p.tsv", corpus);
+    ASSERT_TRUE(back.has_value())
+        << "seed " << seed << ": " << ch02_partition_message(back.error());
+    ASSERT_EQ(*back, p) << "seed " << seed;
+    if (seed % 20 != 0) continue;  // and through the files, every 20th seed
+    ASSERT_TRUE(llmfs::text::write_manifest(dir / "p.tsv", corpus, p).has_value());
+    std::ofstream(dir / "c.txt", std::ios::binary) << llmfs::text::corpus_text(corpus);
+    const auto both =
+        llmfs::text::read_partitioned_corpus(dir / "c.txt", dir / "p.tsv");
+    ASSERT_TRUE(both.has_value())
+        << "seed " << seed << ": " << ch02_partition_message(both.error());
+    EXPECT_EQ(both->corpus, corpus);
+    EXPECT_EQ(both->partitions, p);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 class PartitionFiles : public ::testing::Test {
  protected:
   void SetUp() override { dir_ = llmfs::test::make_temp_dir("llmfs-ch02-partition"); }
@@ -228,9 +304,48 @@ TEST_F(PartitionFiles, AMissingManifestIsUnreadable) {
   const auto path = dir_ / "missing.tsv";
   const auto p = llmfs::text::read_partitions(path, ch02_three_documents());
   ASSERT_FALSE(p.has_value());
-  EXPECT_EQ(ch02_partition_message(p.error()),
-            fmt::format("read partitions: cannot read the manifest (manifest {})",
-                        path.string()));
+  EXPECT_EQ(
+      ch02_partition_message(p.error()),
+      fmt::format("read partitions: cannot read the manifest (manifest {}: no such "
+                  "file)",
+                  path.string()));
+}
+
+TEST_F(PartitionFiles, AFolderOrAFifoAsTheManifestIsATypedError) {
+  const auto corpus = dir_ / "corpus.txt";
+  std::ofstream(corpus, std::ios::binary) << "# A\na\n";
+  const auto folder = llmfs::text::read_partitioned_corpus(corpus, dir_);
+  ASSERT_FALSE(folder.has_value());
+  EXPECT_EQ(ch02_partition_message(folder.error()),
+            fmt::format("read partitions: cannot read the manifest (manifest {}: is a "
+                        "folder, not a file)",
+                        dir_.string()));
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  const auto fifo = llmfs::text::read_partitioned_corpus(corpus, dir_ / "fifo");
+  ASSERT_FALSE(fifo.has_value());
+  EXPECT_EQ(fifo.error().code, PartitionErrorCode::unreadable);
+  const auto corpus_folder = llmfs::text::read_partitioned_corpus(dir_, dir_ / "m.tsv");
+  ASSERT_FALSE(corpus_folder.has_value());
+  EXPECT_EQ(corpus_folder.error().code, PartitionErrorCode::corpus);
+  EXPECT_EQ(corpus_folder.error().cause->code,
+            llmfs::text::CorpusErrorCode::unreadable);
+}
+
+TEST_F(PartitionFiles, WritingOverAFolderFailsAndLeavesItAndNoTemporary) {
+  std::filesystem::create_directory(dir_ / "taken");
+  std::ofstream(dir_ / "taken" / "inside") << "kept";
+  const auto written = llmfs::text::write_manifest(
+      dir_ / "taken", ch02_three_documents(), Partitions{{0}, {1}, {2}});
+  ASSERT_FALSE(written.has_value());
+  EXPECT_EQ(written.error().code, PartitionErrorCode::unwritable);
+  EXPECT_TRUE(
+      ch02_partition_message(written.error())
+          .starts_with(fmt::format("write partitions: cannot write the manifest "
+                                   "(manifest {}: cannot rename over the target",
+                                   (dir_ / "taken").string())));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir_),
+                          std::filesystem::directory_iterator()),
+            1);
 }
 
 TEST_F(PartitionFiles, ACorpusFailureIsWrappedAsTheCause) {

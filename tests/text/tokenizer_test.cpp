@@ -1,7 +1,8 @@
 // Chapter 4: applying byte-level BPE. Hand-derived encodings beside each assertion, the
-// id layout, every decode and merges-file error with its message, the streaming decoder
-// at every split point, seeded property tests against the naive encoder and a training
-// replay written here, and an independent Python encoder through committed data.
+// id layout, every decode error with its message, seeded property tests against the
+// naive encoder and a training replay written here, and an independent Python encoder
+// through committed data. The streaming decoder and the merges file have their own
+// tests (stream_decoder_test.cpp, merges_file_test.cpp).
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -18,36 +19,19 @@
 #include <llmfs/text/chunks.hpp>
 #include <llmfs/text/tokenizer.hpp>
 
-#include "support/temp_dir.hpp"
+#include "tokenizer_support.hpp"
 
 namespace ch04_tokenizer_test {
 namespace {
 
+using ch04_tokenizer_support::Ids;
+using ch04_tokenizer_support::low_table;
+using ch04_tokenizer_support::make;
 using llmfs::text::MergeTable;
-using llmfs::text::StreamingDecoder;
 using llmfs::text::TokenId;
 using llmfs::text::Tokenizer;
 using llmfs::text::TokenizerErrorCode;
 using llmfs::text::TokenPair;
-using Ids = std::vector<TokenId>;
-
-Tokenizer make(MergeTable table) {
-  auto made = Tokenizer::create(std::move(table));
-  EXPECT_TRUE(made.has_value()) << fmt::format("{}", made.error());
-  return made ? *std::move(made) : *Tokenizer::create({});
-}
-
-// The chapter's hand table (chapters/04-applying-the-bpe-tokenizer.md, Derive).
-MergeTable low_table() {
-  return {{{'l', 'o'},    // 256 lo
-           {256, 'w'},    // 257 low
-           {'e', 'r'},    // 258 er
-           {'e', 's'},    // 259 es
-           {259, 't'},    // 260 est
-           {' ', 257},    // 261 " low"
-           {'w', 'e'},    // 262 we
-           {261, 258}}};  // 263 " lower"
-}
 
 std::string text_of(const Tokenizer& t, const Ids& ids) {
   auto text = t.decode(ids);
@@ -188,91 +172,6 @@ TEST(TokenizerDecode, ASplitCharacterIsATypedErrorNotAReplacement) {
             "byte 2 (first byte 0xA9)");
 }
 
-// --- The streaming decoder
-// -------------------------------------------------------------
-
-// Feeds `ids` in two pushes split at every point, then one at a time; the pieces must
-// always be whole UTF-8 and join to `text`.
-void expect_streams(const Tokenizer& t, const Ids& ids, const std::string& text) {
-  for (std::size_t cut = 0; cut <= ids.size(); ++cut) {
-    StreamingDecoder stream(t);
-    const auto first = stream.push(std::span(ids).first(cut));
-    const auto second = stream.push(std::span(ids).subspan(cut));
-    ASSERT_TRUE(first && second) << "cut " << cut;
-    EXPECT_TRUE(llmfs::text::decode_utf8(llmfs::text::bytes_of(*first)).has_value());
-    EXPECT_EQ(*first + *second, text) << "cut " << cut;
-    EXPECT_EQ(stream.held_bytes(), 0u);
-    EXPECT_TRUE(stream.finish().has_value());
-  }
-  StreamingDecoder stream(t);
-  std::string joined;
-  for (TokenId id : ids) {
-    const auto piece = stream.push(Ids{id});
-    ASSERT_TRUE(piece.has_value());
-    joined += *piece;
-  }
-  EXPECT_EQ(joined, text);
-}
-
-TEST(TokenizerStreaming, EverySplitPointOfHelloEuroSmile) {
-  const std::string text =
-      "h\xC3\xA9llo \xE2\x82\xAC\xF0\x9F\x99\x82";  // héllo €🙂
-  const Tokenizer bytes = make({});
-  const Ids ids = bytes.encode(text);
-  ASSERT_EQ(ids.size(), 14u);  // 1 + 2 + 3 + 1 + 3 + 4 bytes
-  expect_streams(bytes, ids, text);
-  // Merges that straddle character boundaries: (A9, l) and (82, AC) join the tail of
-  // é to l and the last two bytes of €.
-  const Tokenizer merged = make({{{0xA9, 'l'}, {0x82, 0xAC}, {0xF0, 0x9F}}});
-  const Ids merged_ids = merged.encode(text);
-  EXPECT_EQ(merged_ids,
-            (Ids{'h', 0xC3, 256, 'l', 'o', ' ', 0xE2, 257, 258, 0x99, 0x82}));
-  expect_streams(merged, merged_ids, text);
-}
-
-TEST(TokenizerStreaming, HoldsAPartialCharacterUntilItCompletes) {
-  const Tokenizer t = make({});
-  StreamingDecoder stream(t);
-  EXPECT_EQ(stream.push(Ids{'a', 0xE2}).value_or("?"), "a");  // € begins
-  EXPECT_EQ(stream.held_bytes(), 1u);
-  EXPECT_EQ(stream.push(Ids{0x82}).value_or("?"), "");
-  EXPECT_EQ(stream.held_bytes(), 2u);
-  EXPECT_EQ(stream.push(Ids{0xAC, 'b'}).value_or("?"),
-            "\xE2\x82\xAC"
-            "b");
-  EXPECT_EQ(stream.held_bytes(), 0u);
-}
-
-TEST(TokenizerStreaming, ABadSequenceFailsAtOnceAndLeavesTheStateUnchanged) {
-  const Tokenizer t = make({});
-  StreamingDecoder stream(t);
-  ASSERT_EQ(stream.push(Ids{0xE0}).value_or("?"), "");  // could still be E0 A0 80
-  const auto overlong = stream.push(Ids{0x80});         // E0 80 never can
-  ASSERT_FALSE(overlong.has_value());
-  EXPECT_EQ(
-      fmt::format("{}", overlong.error()),
-      "streaming decode: not UTF-8 text: utf-8 decode: overlong encoding at byte 0 "
-      "(first byte 0xE0)");
-  EXPECT_EQ(stream.held_bytes(), 1u);  // still E0, as before the failed push
-  EXPECT_EQ(stream.push(Ids{0xA0, 0x80}).value_or("?"), "\xE0\xA0\x80");
-  const auto special = stream.push(Ids{t.eos()});
-  ASSERT_FALSE(special.has_value());
-  EXPECT_EQ(special.error().code, TokenizerErrorCode::special_token);
-}
-
-TEST(TokenizerStreaming, FinishReportsAnUnfinishedCharacter) {
-  const Tokenizer t = make({});
-  StreamingDecoder stream(t);
-  ASSERT_EQ(stream.push(Ids{'x', 0xF0, 0x9F}).value_or("?"), "x");
-  const auto end = stream.finish();
-  ASSERT_FALSE(end.has_value());
-  EXPECT_EQ(fmt::format("{}", end.error()),
-            "streaming decode, at the end: not UTF-8 text: utf-8 decode: truncated "
-            "sequence at byte 0 (first byte 0xF0)");
-  EXPECT_EQ(stream.held_bytes(), 0u);
-  EXPECT_TRUE(stream.finish().has_value());
-}
-
 // --- Property tests: the fast encoder against the naive one and a training replay
 // -----
 
@@ -369,123 +268,6 @@ TEST(TokenizerProperty, RandomBytesRoundTripThroughDecodeBytes) {
     for (TokenId id : ids)
       ASSERT_LT(id, t.bos());
   }
-}
-
-// --- The merges file
-// -------------------------------------------------------------------
-
-std::string low_file() {
-  return llmfs::text::format_merges(low_table());
-}
-
-llmfs::text::TokenizerError parse_error(const std::string& text) {
-  const auto parsed = llmfs::text::parse_merges(text, "t.merges");
-  EXPECT_FALSE(parsed.has_value());
-  return parsed ? llmfs::text::TokenizerError{} : parsed.error();
-}
-
-TEST(MergesFile, FormatIsTheHeaderThenOneLinePerMerge) {
-  const std::string text = llmfs::text::format_merges({{{'l', 'o'}, {256, 'w'}}});
-  // FNV-1a 64 of "256 108 111\n257 256 119\n", computed by tests/reference's script.
-  EXPECT_EQ(text, "llmfs-bpe-merges version=1 merges=2 fnv1a64=" +
-                      fmt::format("{:016x}",
-                                  llmfs::text::fnv1a64("256 108 111\n257 256 119\n")) +
-                      "\n256 108 111\n257 256 119\n");
-  // FNV-1a 64 test vectors (Fowler, Noll, Vo): "" and "a".
-  EXPECT_EQ(llmfs::text::fnv1a64(""), 0xcbf29ce484222325ull);
-  EXPECT_EQ(llmfs::text::fnv1a64("a"), 0xaf63dc4c8601ec8cull);
-  const auto back = llmfs::text::parse_merges(low_file(), "t.merges");
-  ASSERT_TRUE(back.has_value());
-  EXPECT_EQ(*back, low_table());
-  EXPECT_EQ(llmfs::text::parse_merges(llmfs::text::format_merges({}), "e")
-                .value_or(low_table()),
-            MergeTable{});
-}
-
-TEST(MergesFile, WriteIsAtomicAndReadsBack) {
-  const auto dir = llmfs::test::make_temp_dir("llmfs-ch04-merges");
-  const auto path = dir / "low.merges";
-  ASSERT_TRUE(llmfs::text::write_merges(path, low_table()).has_value());
-  EXPECT_FALSE(std::filesystem::exists(dir / "low.merges.tmp"));
-  const auto read = llmfs::text::read_merges(path);
-  ASSERT_TRUE(read.has_value());
-  EXPECT_EQ(*read, low_table());
-  // A write into a folder that does not exist fails, naming the file, and leaves
-  // nothing.
-  const auto bad = llmfs::text::write_merges(dir / "no" / "x.merges", low_table());
-  ASSERT_FALSE(bad.has_value());
-  EXPECT_EQ(bad.error().code, TokenizerErrorCode::write_failed);
-  const auto missing = llmfs::text::read_merges(dir / "absent.merges");
-  ASSERT_FALSE(missing.has_value());
-  EXPECT_EQ(fmt::format("{}", missing.error()),
-            fmt::format("merges file {}: cannot open merges file",
-                        (dir / "absent.merges").string()));
-  std::filesystem::remove_all(dir);
-}
-
-TEST(MergesFile, BadHeaderAndWrongVersion) {
-  EXPECT_EQ(
-      fmt::format("{}", parse_error("")),
-      "merges file t.merges line 1: bad header (expected 'llmfs-bpe-merges version= "
-      "merges= fnv1a64=', found '')");
-  EXPECT_EQ(parse_error("llmfs-bpe-merges version=x merges=2 fnv1a64=0\n").code,
-            TokenizerErrorCode::bad_header);
-  EXPECT_EQ(parse_error("llmfs-bpe-merges version=1 merges=2 fnv1a64=00\n").code,
-            TokenizerErrorCode::bad_header);
-  std::string v2 = low_file();
-  v2.replace(v2.find("version=1"), 9, "version=2");
-  EXPECT_EQ(
-      fmt::format("{}", parse_error(v2)),
-      "merges file t.merges line 1: unknown format version (version 2, this reader "
-      "knows 1)");
-}
-
-TEST(MergesFile, MalformedLinesAndLaterTokens) {
-  std::string text = low_file();
-  text.replace(text.find("257 256 119"), 11, "257 256 w");
-  EXPECT_EQ(
-      fmt::format("{}", parse_error(text)),
-      "merges file t.merges line 3: malformed merge line (expected 'id left right', "
-      "found '257 256 w')");
-  text = low_file();
-  text.replace(text.find("257 256 119"), 11, "300 256 119");
-  EXPECT_EQ(
-      fmt::format("{}", parse_error(text)),
-      "merges file t.merges line 3: malformed merge line (id 300 where rank 1 makes "
-      "257)");
-  text = low_file();
-  text.replace(text.find("257 256 119"), 11, "257 258 119");
-  EXPECT_EQ(
-      fmt::format("{}", parse_error(text)),
-      "merges file t.merges line 3: merge uses a token not made yet (pair (258, 119) "
-      "makes token 257)");
-  EXPECT_EQ(fmt::format("{}", parse_error(low_file() + "264 1 2\n")),
-            "merges file t.merges line 10: malformed merge line (more lines than the "
-            "header's 8 merges)");
-}
-
-TEST(MergesFile, TruncationAndChecksum) {
-  const std::string text = low_file();
-  // Cut after line 5 (the header and four merges): line 6 is missing.
-  std::size_t cut = 0;
-  for (int line = 0; line < 5; ++line)
-    cut = text.find('\n', cut) + 1;
-  EXPECT_EQ(fmt::format("{}", parse_error(text.substr(0, cut))),
-            "merges file t.merges line 6: file is truncated (file ends before its last "
-            "newline; header says 8 merges)");
-  EXPECT_EQ(parse_error(text.substr(0, text.size() - 1)).code,
-            TokenizerErrorCode::truncated);  // the last newline lost
-  EXPECT_EQ(parse_error(text.substr(0, text.find('\n'))).code,
-            TokenizerErrorCode::truncated);  // the header alone, without its newline
-  std::string edited = text;
-  edited.replace(edited.find("258 101 114"), 11,
-                 "258 101 115");  // er -> es, still valid
-  const auto error = parse_error(edited);
-  EXPECT_EQ(error.code, TokenizerErrorCode::checksum);
-  EXPECT_TRUE(
-      fmt::format("{}", error)
-          .starts_with(
-              "merges file t.merges line 1: checksum mismatch (header fnv1a64="));
 }
 
 // --- An independent encoder: tests/reference/make_tokenizer_reference.py -------------

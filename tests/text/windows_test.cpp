@@ -125,7 +125,8 @@ TEST(WindowSplits, SequencesOfOneSplitWithAByteEncoder) {
   EXPECT_EQ(
       fmt::format("{}", missing.error()),
       "split sequences: the corpus or its partitions failed: read partitions: the "
-      "corpus failed: read corpus: cannot read the file (file no-such-corpus.txt)");
+      "corpus failed: read corpus: cannot read the file (file no-such-corpus.txt: no "
+      "such file)");
 }
 
 // The naive reference: all sequences concatenated into one stream with the owning

@@ -1,8 +1,7 @@
 // Chapter 2
-#include <fstream>
-#include <iterator>
 #include <unordered_map>
 
+#include <llmfs/core/read_file.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/text/corpus.hpp>
 
@@ -51,7 +50,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
   return seen;
 }
 
-// region: corpus-utf8-checks
 // Every byte must be UTF-8 (Chapter 1's decoder); its error becomes the cause.
 [[nodiscard]] std::expected<void, CorpusError> check_corpus_utf8(
     std::string_view bytes, std::string_view file) {
@@ -64,7 +62,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
   }
   return {};
 }
-// endregion: corpus-utf8-checks
 
 // region: corpus-line-checks
 // A heading needs a title nobody used before; the document above it needs text.
@@ -98,7 +95,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
 }
 // endregion: corpus-line-checks
 
-// region: corpus-end-checks
 // At the end: some document, the last one not empty, the last byte a newline.
 [[nodiscard]] std::expected<void, CorpusError> check_corpus_end(
     const Corpus& corpus, std::string_view bytes, std::size_t last_heading,
@@ -114,7 +110,6 @@ Corpus headings_before(std::string_view bytes, std::size_t offset) {
                   corpus_site(file, bytes.size(), corpus));
   return {};
 }
-// endregion: corpus-end-checks
 
 }  // namespace
 
@@ -150,22 +145,29 @@ std::expected<Corpus, CorpusError> parse_corpus(std::string_view bytes,
 }
 // endregion: parse-corpus
 
+namespace {
+
+// A failed read as this module's error, the FileError's reason in the detail.
+[[nodiscard]] auto corpus_file_failure(const std::filesystem::path& path) {
+  return [&path](const FileError& error) {
+    return CorpusError{CorpusErrorCode::unreadable, std::string(kCorpusStage),
+                       fmt::format("file {}: {}", path.string(), reason_of(error)),
+                       std::nullopt};
+  };
+}
+
+}  // namespace
+
 // region: read-corpus
-// The whole file, then parse_corpus(). A missing file leaves the stream closed; a
-// failure midway sets its bad bit.
+// The whole file (a folder, a FIFO or a failed read is a FileError, said in the
+// detail), then parse_corpus() under the name the caller gave.
 std::expected<Corpus, CorpusError> read_corpus(const std::filesystem::path& path) {
-  const std::string name = path.string();  // errors name the file as the caller did
-  std::ifstream stream(path, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(stream)),
-                          std::istreambuf_iterator<char>());
-  if (!stream.is_open() || stream.bad())
-    return reject(CorpusErrorCode::unreadable, kCorpusStage,
-                  fmt::format("file {}", name));
-  return parse_corpus(bytes, name);
+  const std::string bytes =
+      LLMFS_TRY(map_file_error(read_file(path), corpus_file_failure(path)));
+  return parse_corpus(bytes, path.string());
 }
 // endregion: read-corpus
 
-// region: corpus-text
 // The file format again: a heading line, then the text, per document.
 std::string corpus_text(const Corpus& corpus) {
   std::string text;
@@ -177,6 +179,5 @@ std::string corpus_text(const Corpus& corpus) {
 std::size_t document_bytes(const Document& document) noexcept {
   return kHeadingMarker.size() + document.title.size() + 1 + document.text.size();
 }
-// endregion: corpus-text
 
 }  // namespace llmfs::text

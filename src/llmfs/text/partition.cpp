@@ -1,12 +1,10 @@
 // Chapter 2
-#include <cstdio>
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <system_error>
 #include <unordered_map>
 #include <utility>
 
+#include <llmfs/core/atomic_file.hpp>
+#include <llmfs/core/read_file.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/text/partition.hpp>
 
@@ -93,7 +91,6 @@ std::string corpus_sha256(const Corpus& corpus) {
   return sha256_hex(corpus_text(corpus));
 }
 
-// region: collect-partitions
 // Each document's split, in corpus order, to three ascending lists of indices.
 Partitions collect_partitions(const std::vector<Split>& split_of) {
   Partitions partitions;
@@ -104,7 +101,6 @@ Partitions collect_partitions(const std::vector<Split>& split_of) {
         .push_back(d);
   return partitions;
 }
-// endregion: collect-partitions
 
 // region: partition-rule
 // The title's hash picks a bucket; the bucket picks the split. Nothing but the title
@@ -166,24 +162,31 @@ std::string format_manifest(const Corpus& corpus, const Partitions& partitions) 
 }
 // endregion: format-manifest
 
+namespace {
+
+// A failed read or write of the manifest as this module's error, the FileError's reason
+// in the detail.
+[[nodiscard]] auto manifest_file_failure(PartitionErrorCode code,
+                                         std::string_view stage,
+                                         const std::filesystem::path& path) {
+  return [code, stage, &path](const FileError& error) {
+    return PartitionError{
+        code, std::string(stage),
+        fmt::format("manifest {}: {}", path.string(), reason_of(error)), std::nullopt};
+  };
+}
+
+}  // namespace
+
 // region: write-manifest
-// A temporary file beside the manifest, renamed over it only once it is complete.
+// Chapter 2 writes the course's first file, so the atomic write is built here
+// (core/atomic_file.cpp): temporary file, fsync, rename, fsync the folder.
 std::expected<void, PartitionError> write_manifest(const std::filesystem::path& path,
                                                    const Corpus& corpus,
                                                    const Partitions& partitions) {
-  const std::string text = format_manifest(corpus, partitions);
-  const std::filesystem::path temporary = path.string() + ".tmp";
-  std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.close();
-  std::error_code failed =
-      out.fail() ? std::make_error_code(std::errc::io_error) : std::error_code{};
-  if (!failed) std::filesystem::rename(temporary, path, failed);
-  if (!failed) return {};
-  std::error_code ignored;  // the old manifest stays as it was; the temporary goes
-  std::filesystem::remove(temporary, ignored);
-  return reject(PartitionErrorCode::unwritable, kWriteStage,
-                fmt::format("manifest {}: {}", path.string(), failed.message()));
+  return map_file_error(
+      write_file_atomically(path, format_manifest(corpus, partitions)),
+      manifest_file_failure(PartitionErrorCode::unwritable, kWriteStage, path));
 }
 // endregion: write-manifest
 
@@ -195,7 +198,6 @@ struct ManifestFields {
   std::string_view value;  ///< the split, or a header value
 };
 
-// region: manifest-line-checks
 // Each manifest line is checked where it is read; `site` is `manifest M, line N`.
 [[nodiscard]] std::expected<ManifestFields, PartitionError> split_manifest_fields(
     std::string_view line, const std::string& site) {
@@ -226,8 +228,6 @@ struct ManifestFields {
   return reject(PartitionErrorCode::unknown_split, kReadStage,
                 fmt::format("{}: \"{}\"", site, name));
 }
-
-// endregion: manifest-line-checks
 
 // region: manifest-entry-checks
 // The corpus index of a listed title; `listed_on[d]` is the line that listed d (0: not
@@ -266,9 +266,10 @@ struct ManifestFields {
 }  // namespace
 
 // region: parse-partitions
-// Comments and blank lines are skipped; the first line is the corpus hash, an optional
-// `rule` line follows, and every other line lists one document. The partitions are
-// built only after every check has passed.
+// `#` comment lines come only before the corpus hash line; an optional `rule` line may
+// follow it directly; every later non-blank line lists one document (so a title may
+// begin with `#`, be `rule`, or hold a tab). The partitions are built only after every
+// check has passed.
 std::expected<Partitions, PartitionError> parse_partitions(std::string_view text,
                                                            std::string_view manifest,
                                                            const Corpus& corpus) {
@@ -279,18 +280,19 @@ std::expected<Partitions, PartitionError> parse_partitions(std::string_view text
   std::vector<Split> split_of(corpus.documents.size(), Split::train);
   const std::string expected_hash = corpus_sha256(corpus);
   bool hash_seen = false;
-  std::size_t number = 0;  // the line being read, from 1
+  bool rule_allowed = false;  // only on the line after the hash
+  std::size_t number = 0;     // the line being read, from 1
   for (std::size_t at = 0; at < text.size(); ++number) {
     const std::size_t end = std::min(text.find('\n', at), text.size());
     const std::string_view line = text.substr(at, end - at);
     at = end + 1;
     const std::string site = fmt::format("manifest {}, line {}", manifest, number + 1);
-    if (line.empty() || line.starts_with('#')) continue;
+    if (line.empty() || (!hash_seen && line.starts_with('#'))) continue;
     const ManifestFields fields = LLMFS_TRY(split_manifest_fields(line, site));
     if (!hash_seen) {
       LLMFS_TRY(check_manifest_hash(fields, expected_hash, site));
-      hash_seen = true;
-    } else if (fields.key != "rule") {
+      hash_seen = rule_allowed = true;
+    } else if (!std::exchange(rule_allowed, false) || fields.key != "rule") {
       const Split split = LLMFS_TRY(parse_split(fields.value, site));
       const std::size_t d =
           LLMFS_TRY(check_manifest_entry(fields.key, index_of, listed_on, site));
@@ -303,15 +305,11 @@ std::expected<Partitions, PartitionError> parse_partitions(std::string_view text
 }
 // endregion: parse-partitions
 
-// region: read-partitions
 std::expected<Partitions, PartitionError> read_partitions(
     const std::filesystem::path& manifest, const Corpus& corpus) {
-  std::ifstream stream(manifest, std::ios::binary);
-  const std::string text((std::istreambuf_iterator<char>(stream)),
-                         std::istreambuf_iterator<char>());
-  if (!stream.is_open() || stream.bad())
-    return reject(PartitionErrorCode::unreadable, kReadStage,
-                  fmt::format("manifest {}", manifest.string()));
+  const std::string text = LLMFS_TRY(map_file_error(
+      read_file(manifest),
+      manifest_file_failure(PartitionErrorCode::unreadable, kReadStage, manifest)));
   return parse_partitions(text, manifest.string(), corpus);
 }
 
@@ -322,6 +320,5 @@ std::expected<PartitionedCorpus, PartitionError> read_partitioned_corpus(
   Partitions partitions = LLMFS_TRY(read_partitions(manifest_path, corpus));
   return PartitionedCorpus{std::move(corpus), std::move(partitions)};
 }
-// endregion: read-partitions
 
 }  // namespace llmfs::text

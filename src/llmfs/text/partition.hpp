@@ -51,7 +51,6 @@ struct Partitions {
 inline constexpr std::array<Split, 3> kSplits{Split::train, Split::validation,
                                               Split::test};
 
-// region: partition-rule-constants
 /// How many buckets a title hashes into.
 inline constexpr std::uint64_t kBuckets = 100;
 /// Buckets below this are train (90 of 100).
@@ -61,7 +60,6 @@ inline constexpr std::uint64_t kTrainValidationBuckets = 95;
 /// The rule as the manifest records it.
 inline constexpr std::string_view kPartitionRule =
     "sha256(title)[0:8] big-endian mod 100: train 0-89, validation 90-94, test 95-99";
-// endregion: partition-rule-constants
 
 /// SHA-256 of `bytes` as 64 lower-case hex digits (OpenSSL libcrypto, EVP_Digest).
 /// Empty only if libcrypto itself fails, which no caller can mistake for a hash.

@@ -1,10 +1,11 @@
 // Chapter 4
 #pragma once
 /// \file
-/// \brief Applying a trained byte-level BPE: text to token ids by merge rank, ids back
-/// to text, a streaming decoder that holds split characters, and the versioned merges
-/// file the course tokenizer is committed as (Sennrich, Haddow and Birch 2016; GPT-2's
-/// byte-level encoder, Radford et al. 2019; Chapter 4).
+/// \brief Applying a trained byte-level BPE: text to token ids by merge rank and ids
+/// back to text (Sennrich, Haddow and Birch 2016; GPT-2's byte-level encoder, Radford
+/// et al. 2019; Chapter 4). The streaming decoder is in stream_decoder.hpp, the merges
+/// file the course tokenizer is committed as in merges_file.hpp; both share
+/// TokenizerError.
 ///
 /// The id layout, fixed for the whole course, for a table of M merges:
 ///
@@ -20,7 +21,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <expected>
-#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
@@ -41,7 +41,7 @@ enum class TokenizerErrorCode {
   invalid_utf8,     ///< the decoded bytes are not UTF-8 (wraps the Utf8Error)
   later_token,      ///< merge r uses an id ≥ 256 + r: a token not made yet
   duplicate_merge,  ///< the same pair appears at two ranks
-  missing_file,     ///< the merges file cannot be opened
+  missing_file,     ///< the merges file cannot be read (the detail says why)
   bad_header,  ///< line 1 is not `llmfs-bpe-merges version=… merges=… fnv1a64=…`
   wrong_version,   ///< a format version this reader does not know
   malformed_line,  ///< a merge line that is not `id left right`, or an extra line
@@ -136,59 +136,5 @@ class Tokenizer {
   std::unordered_map<std::uint64_t, TokenId> ranks_;  ///< packed pair -> rank
   std::vector<std::string> pieces_;                   ///< [V] bytes of each token
 };
-
-/// Decodes ids as they arrive (one token at a time from a model, say): bytes that end
-/// in the middle of a UTF-8 character are held until the rest of it arrives, so every
-/// piece returned is whole UTF-8 text.
-class StreamingDecoder {
- public:
-  /// A decoder reading ids of `tokenizer`, which must outlive it.
-  explicit StreamingDecoder(const Tokenizer& tokenizer) : tokenizer_(&tokenizer) {}
-
-  /// The text completed by `ids`; bytes of an unfinished character stay held.
-  /// \return the decode error of the ids, or invalid_utf8 as soon as the bytes can no
-  ///         longer become UTF-8; the decoder is then unchanged.
-  [[nodiscard]] std::expected<std::string, TokenizerError> push(
-      std::span<const TokenId> ids);
-
-  /// Ends the stream: nothing, or invalid_utf8 (truncated) when a character was left
-  /// unfinished. The held bytes are dropped either way.
-  [[nodiscard]] std::expected<void, TokenizerError> finish();
-
-  /// How many bytes are held, 0–3.
-  [[nodiscard]] std::size_t held_bytes() const noexcept { return held_.size(); }
-
- private:
-  const Tokenizer* tokenizer_;
-  std::string held_;
-};
-
-/// The version write_merges() writes and read_merges() accepts.
-inline constexpr int kMergesFormatVersion = 1;
-
-/// The FNV-1a 64-bit hash of `text` (Fowler, Noll and Vo), the merges file's check.
-[[nodiscard]] std::uint64_t fnv1a64(std::string_view text) noexcept;
-
-/// The merges file's text: the header `llmfs-bpe-merges version=1 merges=M
-/// fnv1a64=<16 hex digits>` (the hash of everything after the header line), then one
-/// line `id left right` per merge in rank order, each ending in a newline.
-[[nodiscard]] std::string format_merges(const MergeTable& merges);
-
-/// A merges file's text back to its table; `file` names it in errors.
-/// \return bad_header, wrong_version, malformed_line, later_token, truncated or
-///         checksum, with the stage `merges file <file> line <N>`.
-[[nodiscard]] std::expected<MergeTable, TokenizerError> parse_merges(
-    std::string_view text, std::string_view file);
-
-/// Reads a merges file written by write_merges().
-/// \return missing_file, or any error of parse_merges() naming `path`.
-[[nodiscard]] std::expected<MergeTable, TokenizerError> read_merges(
-    const std::filesystem::path& path);
-
-/// Writes format_merges(merges) to `path` atomically: a temporary file beside it,
-/// then a rename, so a reader never sees half a file.
-/// \return write_failed naming the file; `path` is then untouched.
-[[nodiscard]] std::expected<void, TokenizerError> write_merges(
-    const std::filesystem::path& path, const MergeTable& merges);
 
 }  // namespace llmfs::text
