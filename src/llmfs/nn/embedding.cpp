@@ -11,7 +11,7 @@ namespace llmfs::nn {
 
 namespace {
 
-std::string stage_of(std::string_view name) {
+std::string embedding_stage(std::string_view name) {
   return fmt::format("embedding '{}'", name);
 }
 
@@ -49,7 +49,7 @@ std::expected<Embedding, NnError> Embedding::create(autograd::Tape& tape,
                                                     std::size_t model_width,
                                                     SplitMix64& rng) {
   if (model_width == 0) {  // embedding_scheme() needs d_model > 0
-    return reject(NnErrorCode::zero_width, stage_of(name),
+    return reject(NnErrorCode::zero_width, embedding_stage(name),
                   fmt::format("V {} and d_model {}", vocab, model_width));
   }
   return create(tape, name, vocab, model_width, embedding_scheme(model_width), rng);
@@ -58,9 +58,9 @@ std::expected<Embedding, NnError> Embedding::create(autograd::Tape& tape,
 std::expected<Embedding, NnError> Embedding::create(
     autograd::Tape& tape, std::string_view name, std::size_t vocab,
     std::size_t model_width, const InitScheme& scheme, SplitMix64& rng) {
-  if (name.empty()) return reject(NnErrorCode::empty_name, stage_of(name));
+  if (name.empty()) return reject(NnErrorCode::empty_name, embedding_stage(name));
   if (vocab == 0 || model_width == 0) {
-    return reject(NnErrorCode::zero_width, stage_of(name),
+    return reject(NnErrorCode::zero_width, embedding_stage(name),
                   fmt::format("V {} and d_model {}", vocab, model_width));
   }
   NamedParameter table =
@@ -70,7 +70,7 @@ std::expected<Embedding, NnError> Embedding::create(
 }
 
 std::expected<Embedding, NnError> Embedding::from_parameter(NamedParameter table) {
-  const std::string stage = stage_of(table.name);
+  const std::string stage = embedding_stage(table.name);
   if (table.name.empty()) return reject(NnErrorCode::empty_name, stage);
   const tensor::Shape& shape = table.value.shape();
   if (shape.rank() != 2) {
@@ -86,7 +86,7 @@ std::expected<Embedding, NnError> Embedding::from_parameter(NamedParameter table
 std::expected<autograd::TensorValue, NnError> Embedding::forward(
     const autograd::TokenGrid& ids) const {
   // ids: [B,T] -> [B,T,d_model]
-  const std::string stage = stage_of(table_.name);
+  const std::string stage = embedding_stage(table_.name);
   LLMFS_TRY(check_ids(ids, vocab_size(), stage));
   return LLMFS_TRY_AT(stage, autograd::embedding(table_.value, ids));
 }
@@ -94,9 +94,9 @@ std::expected<autograd::TensorValue, NnError> Embedding::forward(
 
 std::expected<tensor::Tensor, NnError> Embedding::row(text::TokenId id) const {
   const autograd::TokenGrid one{1, 1, {id}};
-  LLMFS_TRY(check_ids(one, vocab_size(), stage_of(table_.name)));
+  LLMFS_TRY(check_ids(one, vocab_size(), embedding_stage(table_.name)));
   const tensor::Tensor table =
-      LLMFS_TRY_AT(stage_of(table_.name), table_.value.value());
+      LLMFS_TRY_AT(embedding_stage(table_.name), table_.value.value());
   const auto start =
       table.values().begin() +
       static_cast<std::ptrdiff_t>(static_cast<std::size_t>(id) * model_width());
@@ -108,7 +108,7 @@ std::expected<tensor::Tensor, NnError> Embedding::row(text::TokenId id) const {
 
 std::expected<std::vector<std::size_t>, NnError> Embedding::row_reads(
     const autograd::TokenGrid& ids) const {
-  LLMFS_TRY(check_ids(ids, vocab_size(), stage_of(table_.name)));
+  LLMFS_TRY(check_ids(ids, vocab_size(), embedding_stage(table_.name)));
   std::vector<std::size_t> reads(vocab_size(), 0);
   for (const auto id : ids.ids)
     ++reads[static_cast<std::size_t>(id)];
