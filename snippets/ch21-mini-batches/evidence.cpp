@@ -5,6 +5,7 @@
 
 #include <llmfs/autograd/model_ops.hpp>
 #include <llmfs/autograd/tape_gradcheck.hpp>
+#include <llmfs/text/merges_file.hpp>
 #include <llmfs/text/tokenizer.hpp>
 
 namespace ch21 {
