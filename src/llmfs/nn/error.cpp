@@ -19,6 +19,9 @@ std::string_view describe(NnErrorCode code) noexcept {
       return "input must have at least two axes [..., T, in]";
     case NnErrorCode::input_width: return "input width mismatch";
     case NnErrorCode::autograd: return "tape operation failed";
+    case NnErrorCode::branch_shape: return "residual branch changed the shape";
+    case NnErrorCode::gain_shape: return "gain must be a vector [d]";
+    case NnErrorCode::epsilon: return "epsilon must be finite and positive";
   }
   return "unknown nn error";
 }

@@ -2,7 +2,7 @@
 #pragma once
 /// \file
 /// \brief The nn module's one typed error: parameters, initialization, Linear and Q/K/V
-/// projections (Chapters 17, 19 and 26).
+/// projections, residual connections and RMSNorm (Chapters 17, 19, 24, 25 and 26).
 
 #include <optional>
 #include <string>
@@ -32,6 +32,9 @@ enum class NnErrorCode {
   input_rank,       ///< the input has fewer than two axes `[..., T, in]`
   input_width,      ///< the input's last axis differs from the layer's input width
   autograd,         ///< a tape operation failed; `cause` holds its AutogradError
+  branch_shape,     ///< a residual branch changed its input's shape (Chapter 24)
+  gain_shape,       ///< an RMSNorm gain is not a vector `[d]` (Chapter 25)
+  epsilon,          ///< an RMSNorm ε is not finite and positive (Chapter 25)
 };
 
 /// The fixed description of a code, e.g. `"duplicate parameter name"`.

@@ -1,0 +1,34 @@
+// Chapter 24
+#include <llmfs/nn/residual.hpp>
+
+#include <string>
+
+#include <fmt/format.h>
+
+#include <llmfs/autograd/ops.hpp>
+#include <llmfs/core/try.hpp>
+
+namespace llmfs::nn {
+
+// region: residual
+std::expected<autograd::TensorValue, NnError> residual(std::string_view name,
+                                                       const autograd::TensorValue& x,
+                                                       const ResidualBranch& f) {
+  // x: [..., d] -> x + f(x): [..., d]
+  const std::string stage = fmt::format("residual {}", name);
+  auto branch = f(x);
+  if (!branch) {
+    NnError error = std::move(branch.error());
+    error.stage = fmt::format("{}: {}", stage, error.stage);
+    return std::unexpected(std::move(error));
+  }
+  if (branch->shape() != x.shape()) {
+    return reject(NnErrorCode::branch_shape, stage,
+                  fmt::format("input {}, branch output {}", x.shape(), branch->shape()));
+  }
+  // The identity path: x itself, added to what the branch made of it.
+  return LLMFS_TRY_AT(stage, autograd::add(x, *branch));
+}
+// endregion: residual
+
+}  // namespace llmfs::nn

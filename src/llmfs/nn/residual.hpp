@@ -1,0 +1,33 @@
+// Chapter 24
+#pragma once
+/// \file
+/// \brief The residual connection `y = x + f(x)` (He et al. 2016; Chapter 24).
+
+#include <expected>
+#include <functional>
+#include <string_view>
+
+#include <llmfs/autograd/tape.hpp>
+#include <llmfs/nn/error.hpp>
+
+namespace llmfs::nn {
+
+// region: residual-api
+/// A residual branch f: any computation `[..., d] -> [..., d]` recorded on the tape
+/// (a Linear then SiLU here; attention or a feed-forward block in Chapter 31).
+using ResidualBranch = std::function<std::expected<autograd::TensorValue, NnError>(
+    const autograd::TensorValue& x)>;
+
+/// `y = x + f(x)`, `[..., d] -> [..., d]`: the branch's output added to its own input
+/// (He et al. 2016). The sum is recorded as one tape add, so backward gives x the
+/// upstream gradient twice: once unchanged along the identity path and once through f.
+/// \param name the block's name, the stage of every error (`residual <name>`).
+/// \return the branch's own error with its stage prefixed by `residual <name>: `;
+///         NnErrorCode::branch_shape when f's output shape is not x's (no broadcasting:
+///         a sum that grew the shape would not be a residual); NnErrorCode::autograd
+///         wrapping the tape error (a released tape, or f on another tape).
+[[nodiscard]] std::expected<autograd::TensorValue, NnError> residual(
+    std::string_view name, const autograd::TensorValue& x, const ResidualBranch& f);
+// endregion: residual-api
+
+}  // namespace llmfs::nn
