@@ -5,6 +5,7 @@
 
 #include <expected>
 #include <functional>
+#include <span>
 #include <string_view>
 
 #include <llmfs/autograd/tape.hpp>
@@ -28,6 +29,14 @@ using ResidualBranch = std::function<std::expected<autograd::TensorValue, NnErro
 ///         wrapping the tape error (a released tape, or f on another tape).
 [[nodiscard]] std::expected<autograd::TensorValue, NnError> residual(
     std::string_view name, const autograd::TensorValue& x, const ResidualBranch& f);
+
+/// The branches `f_1 … f_L` applied in order to `x [..., d]`: with `identity`,
+/// `x ← x + f_i(x)` (a residual stack, block i named `<name>.<i>`); without,
+/// `x ← f_i(x)` (a plain stack). \return residual()'s errors, or a branch's own error
+/// with its stage prefixed by `<name>.<i>: `.
+[[nodiscard]] std::expected<autograd::TensorValue, NnError> stack(
+    std::string_view name, const autograd::TensorValue& x,
+    std::span<const ResidualBranch> branches, bool identity);
 // endregion: residual-api
 
 }  // namespace llmfs::nn
