@@ -17,14 +17,15 @@ std::string rms_stage(std::string_view name) {
 }
 
 // region: rms-checks
-// ε finite and positive (so a zero row divides by √ε, never by 0) and rows of d > 0.
+// ε finite and positive (so a zero row divides by √ε, never by 0); rows [..., T, d]
+// (as Linear's input) with d > 0.
 [[nodiscard]] std::expected<void, NnError> check_rms_rows(const tensor::Shape& shape,
                                                       double epsilon,
                                                       std::string_view stage) {
   if (!std::isfinite(epsilon) || epsilon <= 0.0)
     return reject(NnErrorCode::epsilon, std::string(stage), fmt::format("{}", epsilon));
-  if (shape.rank() == 0)
-    return reject(NnErrorCode::input_rank, std::string(stage), "a scalar has no rows");
+  if (shape.rank() < 2)
+    return reject(NnErrorCode::input_rank, std::string(stage), fmt::format("got {}", shape));
   if (shape[shape.rank() - 1] == 0)
     return reject(NnErrorCode::zero_width, std::string(stage), fmt::format("{}", shape));
   return {};
@@ -110,7 +111,7 @@ std::expected<RMSNorm, NnError> RMSNorm::create(autograd::Tape& tape,
                                                 double epsilon) {
   const std::string stage = rms_stage(name);
   if (name.empty()) return reject(NnErrorCode::empty_name, stage);
-  LLMFS_TRY(check_rms_rows(tensor::Shape{width}, epsilon, stage));
+  LLMFS_TRY(check_rms_rows(tensor::Shape{1, width}, epsilon, stage));
   if (tape.released()) return reject(NnErrorCode::released_tape, stage);
   // The gain starts at 1: a fresh layer only rescales each row to RMS ≈ 1.
   NamedParameter gain{fmt::format("{}.weight", name),
@@ -125,7 +126,7 @@ std::expected<RMSNorm, NnError> RMSNorm::from_parameters(NamedParameter gain,
   const tensor::Shape& shape = gain.value.shape();
   if (shape.rank() != 1)
     return reject(NnErrorCode::gain_shape, stage, fmt::format("got {}", shape));
-  LLMFS_TRY(check_rms_rows(shape, epsilon, stage));
+  LLMFS_TRY(check_rms_rows(tensor::Shape{1, shape[0]}, epsilon, stage));
   return RMSNorm(std::move(gain), epsilon);
 }
 
@@ -134,8 +135,8 @@ std::expected<autograd::TensorValue, NnError> RMSNorm::forward(
   // x: [..., d] -> [..., d]
   const std::string stage = rms_stage(gain_.name);
   const tensor::Shape& shape = x.shape();
-  if (shape.rank() == 0)
-    return reject(NnErrorCode::input_rank, stage, "a scalar has no rows");
+  if (shape.rank() < 2)
+    return reject(NnErrorCode::input_rank, stage, fmt::format("got {}", shape));
   if (shape[shape.rank() - 1] != width()) {
     return reject(NnErrorCode::input_width, stage,
                   fmt::format("expected {}, got {}", width(), shape[shape.rank() - 1]));

@@ -26,7 +26,7 @@ struct RmsRows {
 
 /// `n = x / √(mean(x²) + ε)` for every row of `x [..., d]`. A zero row gives `n = 0`
 /// and `r = √ε`. \return NnErrorCode::epsilon when ε is not finite and > 0;
-///         NnErrorCode::input_rank for a rank-0 `x`; NnErrorCode::zero_width when
+///         NnErrorCode::input_rank when `x` has fewer than two axes `[..., T, d]`; NnErrorCode::zero_width when
 ///         d = 0 (stage `rms_norm`).
 [[nodiscard]] std::expected<RmsRows, NnError> rms_rows(const tensor::Tensor& x,
                                                        double epsilon);
@@ -68,7 +68,7 @@ class RMSNorm {
   [[nodiscard]] std::expected<autograd::TensorValue, NnError> forward(
       const autograd::TensorValue& x) const;
 
-  /// The gain `[d]`.
+  /// The gain `[d]`, named `<name>.weight`.
   [[nodiscard]] const NamedParameter& gain() const noexcept { return gain_; }
   /// ε, added to the mean square inside the root.
   [[nodiscard]] double epsilon() const noexcept { return epsilon_; }
