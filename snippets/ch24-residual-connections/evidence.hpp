@@ -18,19 +18,18 @@ namespace ch24 {
 using llmfs::autograd::GradientCheckReport;
 using snippets::Step;
 
-/// The fixture stack, forward and backward, with or without the identity path.
+/// The fixture stack, plain or residual: its top, ∂(Σ top)/∂x, the checker's verdict.
 struct Pass {
-  std::vector<double> output;          ///< x after kDepth blocks, [1, 2]
-  std::vector<double> input_gradient;  ///< ∂(Σ output)/∂x
-  GradientCheckReport check{};         ///< central differences on (x, W)
+  std::vector<double> output;
+  std::vector<double> input_gradient;
+  GradientCheckReport check{};
 };
 
-/// One row of the measured table: both stacks at one depth.
+/// One row of the table, each value [plain, residual]: ‖∂L/∂x‖, the bottom block's
+/// gradient norm, the RMS of the top's output.
 struct DepthRow {
-  std::size_t depth = 0;                ///< blocks in the stack
-  std::array<double, 2> input_norm{};   ///< ‖∂L/∂x‖: plain, residual
-  std::array<double, 2> weight_norm{};  ///< ‖∂L/∂W₁‖ of the bottom block: plain, residual
-  std::array<double, 2> output_rms{};   ///< RMS of the top's output: plain, residual
+  std::size_t depth = 0;
+  std::array<double, 2> input_norm{}, bottom_norm{}, output_rms{};
 };
 
 /// Everything the report and the trace print.
@@ -39,20 +38,14 @@ struct Evidence {
   std::vector<DepthRow> table;                     ///< one row per kDepths entry
   std::vector<std::array<std::string, 2>> errors;  ///< name and the error text
   std::vector<double> cancelled_gradient;          ///< exercise 1: W = −I
-  std::size_t plain_depth_below = 0;  ///< exercise 2: first depth with gradient < 1e-6
+  std::size_t plain_depth_below = 0;               ///< exercise 2
 };
 
 /// The fixture stack with weight `w` and `depth` blocks, plain or residual.
 [[nodiscard]] Step<Pass> run_fixture(const std::vector<double>& w, std::size_t depth,
                                      bool identity);
-/// Both stacks at every depth of kDepths.
-[[nodiscard]] Step<std::vector<DepthRow>> measure_depths();
-/// The refused calls: name and error text.
-[[nodiscard]] std::vector<std::array<std::string, 2>> refusals();
 /// Runs the whole chapter once.
-[[nodiscard]] Step<Evidence> gather();
-
-/// The report, one `key=value` line per fact.
+[[nodiscard]] Step<Evidence> gather();  /// The report, one `key=value` line per fact.
 [[nodiscard]] std::string render_report(const Evidence& evidence);
 /// The trace records the diagram is drawn from.
 [[nodiscard]] std::string render_trace(const Evidence& evidence);

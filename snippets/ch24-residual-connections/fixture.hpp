@@ -19,9 +19,9 @@ inline constexpr std::size_t kDepth = 3;
 // endregion: fixture
 
 // region: deep-fixture
-/// The measured stacks: rows × width inputs, each block SiLU(x·W + b) with W, b drawn by
-/// Linear::create (bound 1/√width) from one seed, so both stacks get the same weights.
-/// Depth 0 is the loss alone: ‖∂L/∂x‖ = ‖R‖ = √64 = 8.
+/// The measured stacks: rows × width inputs, each block SiLU(x·W + b) with W, b drawn
+/// by Linear::create (bound 1/√width) from one seed, so both stacks get the same
+/// weights. Depth 0 is the loss alone: ‖∂L/∂x‖ = ‖R‖ = √64 = 8.
 inline constexpr std::size_t kRows = 4;
 inline constexpr std::size_t kWidth = 16;
 inline constexpr std::uint64_t kSeed = 24;

@@ -28,8 +28,9 @@ struct Pass {
 
 /// The four normalizations of one row (gain 1).
 struct VariantRow {
-  std::string input;                             ///< kVariantInputs' name
-  std::array<std::array<double, 4>, 4> values{}; ///< rms_norm, eps_outside, variance, layer_norm
+  std::string input;  ///< kVariantInputs' name
+  std::array<std::array<double, 4>, 4>
+      values{};  ///< rms_norm, eps_outside, variance, layer_norm
 };
 
 /// Everything the report and the trace print.
@@ -37,8 +38,8 @@ struct Evidence {
   Pass pass;                                       ///< the fixture
   std::vector<VariantRow> variants;                ///< one per kVariantInputs entry
   std::vector<std::array<std::string, 2>> errors;  ///< name and the error text
-  std::array<std::vector<double>, 2> scaled;       ///< exercise 1: row 0 times 10, 10⁻⁴
-  double radial_gradient = 0.0;                    ///< exercise 2: x·∂L/∂x, row 0
+  std::array<std::vector<double>, 2> scaled;  ///< exercise 1: row 0 times 10, 10⁻⁴
+  double radial_gradient = 0.0;               ///< exercise 2: x·∂L/∂x, row 0
 };
 
 /// The variants' names, in VariantRow::values order.

@@ -39,8 +39,10 @@ TEST(Residual, AddsTheBranchToItsInputAndGivesTheInputBothGradients) {
 TEST(Residual, RefusesABranchThatChangesTheShape) {
   Tape tape;
   const TensorValue x = tape.parameter(Tensor::zeros(Shape{2, 3}));
-  const auto widen = [&tape](const TensorValue&) -> std::expected<TensorValue, NnError> {
-    return tape.parameter(Tensor::zeros(Shape{1, 3}));  // would broadcast, still refused
+  const auto widen =
+      [&tape](const TensorValue&) -> std::expected<TensorValue, NnError> {
+    return tape.parameter(
+        Tensor::zeros(Shape{1, 3}));  // would broadcast, still refused
   };
   const auto r = llmfs::nn::residual("b", x, widen);
   ASSERT_FALSE(r.has_value());
@@ -67,8 +69,10 @@ TEST(Stack, PlainAndResidualStacksComposeTheirBlocks) {
       3, [](const TensorValue& h) -> std::expected<TensorValue, NnError> {
         return scale(h, 2.0).value();
       });
-  EXPECT_EQ(llmfs::nn::stack("s", x, blocks, false).value().value().value().values()[0], 8.0);
-  EXPECT_EQ(llmfs::nn::stack("s", x, blocks, true).value().value().value().values()[0], 27.0);
+  EXPECT_EQ(llmfs::nn::stack("s", x, blocks, false).value().value().value().values()[0],
+            8.0);
+  EXPECT_EQ(llmfs::nn::stack("s", x, blocks, true).value().value().value().values()[0],
+            27.0);
   EXPECT_EQ(llmfs::nn::stack("s", x, {}, true).value().node_id(), x.node_id());
 }
 

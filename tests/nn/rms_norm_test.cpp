@@ -1,5 +1,5 @@
-// nn/rms_norm: RMSNorm against a naive loop on random rows, its backward against central
-// differences, the layer's parameters and its refusals.
+// nn/rms_norm: RMSNorm against a naive loop on random rows, its backward against
+// central differences, the layer's parameters and its refusals.
 
 #include <cmath>
 
@@ -25,14 +25,17 @@ TEST(RmsNorm, MatchesANaiveLoopOnRandomRows) {
     const Tensor x = llmfs::test::random_tensor(Shape{2, 3, d}, seed);
     const Tensor g = llmfs::test::random_tensor(Shape{d}, seed + 100);
     Tape tape;
-    const TensorValue y = llmfs::nn::rms_norm(tape.constant(x), tape.constant(g), 1e-5).value();
+    const TensorValue y =
+        llmfs::nn::rms_norm(tape.constant(x), tape.constant(g), 1e-5).value();
     const auto out = y.value().value().values();
     for (std::size_t row = 0; row < 6; ++row) {
       double ms = 0;
-      for (std::size_t j = 0; j < d; ++j) ms += x.values()[row * d + j] * x.values()[row * d + j];
+      for (std::size_t j = 0; j < d; ++j)
+        ms += x.values()[row * d + j] * x.values()[row * d + j];
       const double r = std::sqrt(ms / static_cast<double>(d) + 1e-5);
       for (std::size_t j = 0; j < d; ++j)
-        EXPECT_NEAR(out[row * d + j], x.values()[row * d + j] / r * g.values()[j], 1e-14);
+        EXPECT_NEAR(out[row * d + j], x.values()[row * d + j] / r * g.values()[j],
+                    1e-14);
     }
   }
 }
@@ -58,8 +61,10 @@ TEST(RmsNorm, ZeroRowGivesZeroOutputAndFiniteGradient) {
   const TensorValue g = tape.parameter(Tensor::full(Shape{4}, 1.0));
   const TensorValue y = llmfs::nn::rms_norm(x, g, 1e-6).value();
   ASSERT_TRUE(backward(sum(y).value(), Tensor::scalar(1.0)).has_value());
-  for (const double v : y.value().value().values()) EXPECT_EQ(v, 0.0);
-  for (const double v : x.gradient().value().values()) EXPECT_NEAR(v, 1000.0, 1e-9);
+  for (const double v : y.value().value().values())
+    EXPECT_EQ(v, 0.0);
+  for (const double v : x.gradient().value().values())
+    EXPECT_NEAR(v, 1000.0, 1e-9);
 }
 
 TEST(RMSNormLayer, StartsWithUnitGainNamedWeight) {
@@ -68,7 +73,8 @@ TEST(RMSNormLayer, StartsWithUnitGainNamedWeight) {
   EXPECT_EQ(norm.gain().name, "attention_norm.weight");
   EXPECT_EQ(norm.width(), 3u);
   EXPECT_EQ(norm.epsilon(), RMSNorm::default_epsilon);
-  for (const double v : norm.gain().value.value().value().values()) EXPECT_EQ(v, 1.0);
+  for (const double v : norm.gain().value.value().value().values())
+    EXPECT_EQ(v, 1.0);
 }
 
 TEST(RMSNormLayer, RefusesBadArgumentsWithTypedErrors) {
@@ -77,13 +83,17 @@ TEST(RMSNormLayer, RefusesBadArgumentsWithTypedErrors) {
   EXPECT_EQ(RMSNorm::create(tape, "n", 0).error().code, NnErrorCode::zero_width);
   EXPECT_EQ(RMSNorm::create(tape, "n", 3, 0.0).error().code, NnErrorCode::epsilon);
   EXPECT_EQ(RMSNorm::create(tape, "n", 3, INFINITY).error().code, NnErrorCode::epsilon);
-  const auto matrix = RMSNorm::from_parameters({"n.weight", tape.parameter(Tensor::zeros(Shape{2, 2}))});
+  const auto matrix = RMSNorm::from_parameters(
+      {"n.weight", tape.parameter(Tensor::zeros(Shape{2, 2}))});
   EXPECT_EQ(matrix.error().code, NnErrorCode::gain_shape);
   const RMSNorm norm = RMSNorm::create(tape, "n", 3).value();
-  EXPECT_EQ(norm.forward(tape.constant(Tensor::zeros(Shape{2, 4}))).error().code, NnErrorCode::input_width);
-  EXPECT_EQ(norm.forward(tape.constant(Tensor::zeros(Shape{3}))).error().code, NnErrorCode::input_rank);
+  EXPECT_EQ(norm.forward(tape.constant(Tensor::zeros(Shape{2, 4}))).error().code,
+            NnErrorCode::input_width);
+  EXPECT_EQ(norm.forward(tape.constant(Tensor::zeros(Shape{3}))).error().code,
+            NnErrorCode::input_rank);
   Tape other;
-  const auto mixed = llmfs::nn::rms_norm(other.parameter(Tensor::zeros(Shape{1, 3})), norm.gain().value, 1e-6);
+  const auto mixed = llmfs::nn::rms_norm(other.parameter(Tensor::zeros(Shape{1, 3})),
+                                         norm.gain().value, 1e-6);
   EXPECT_EQ(mixed.error().code, NnErrorCode::autograd);
   tape.release();
   EXPECT_EQ(RMSNorm::create(tape, "n", 3).error().code, NnErrorCode::released_tape);

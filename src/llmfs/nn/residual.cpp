@@ -1,12 +1,11 @@
 // Chapter 24
-#include <llmfs/nn/residual.hpp>
-
 #include <string>
 
 #include <fmt/format.h>
 
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/nn/residual.hpp>
 
 namespace llmfs::nn {
 
@@ -23,8 +22,9 @@ std::expected<autograd::TensorValue, NnError> residual(std::string_view name,
     return std::unexpected(std::move(error));
   }
   if (branch->shape() != x.shape()) {
-    return reject(NnErrorCode::branch_shape, stage,
-                  fmt::format("input {}, branch output {}", x.shape(), branch->shape()));
+    return reject(
+        NnErrorCode::branch_shape, stage,
+        fmt::format("input {}, branch output {}", x.shape(), branch->shape()));
   }
   // The identity path: x itself, added to what the branch made of it.
   return LLMFS_TRY_AT(stage, autograd::add(x, *branch));

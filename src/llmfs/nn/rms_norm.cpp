@@ -1,12 +1,11 @@
 // Chapter 25
-#include <llmfs/nn/rms_norm.hpp>
-
 #include <cmath>
 #include <string>
 
 #include <fmt/format.h>
 
 #include <llmfs/core/try.hpp>
+#include <llmfs/nn/rms_norm.hpp>
 
 namespace llmfs::nn {
 
@@ -20,21 +19,23 @@ std::string rms_stage(std::string_view name) {
 // ε finite and positive (so a zero row divides by √ε, never by 0); rows [..., T, d]
 // (as Linear's input) with d > 0.
 [[nodiscard]] std::expected<void, NnError> check_rms_rows(const tensor::Shape& shape,
-                                                      double epsilon,
-                                                      std::string_view stage) {
+                                                          double epsilon,
+                                                          std::string_view stage) {
   if (!std::isfinite(epsilon) || epsilon <= 0.0)
     return reject(NnErrorCode::epsilon, std::string(stage), fmt::format("{}", epsilon));
   if (shape.rank() < 2)
-    return reject(NnErrorCode::input_rank, std::string(stage), fmt::format("got {}", shape));
+    return reject(NnErrorCode::input_rank, std::string(stage),
+                  fmt::format("got {}", shape));
   if (shape[shape.rank() - 1] == 0)
-    return reject(NnErrorCode::zero_width, std::string(stage), fmt::format("{}", shape));
+    return reject(NnErrorCode::zero_width, std::string(stage),
+                  fmt::format("{}", shape));
   return {};
 }
 
 // The gain is a vector as long as a row.
 [[nodiscard]] std::expected<void, NnError> check_rms_gain(const tensor::Shape& gain,
-                                                      std::size_t width,
-                                                      std::string_view stage) {
+                                                          std::size_t width,
+                                                          std::string_view stage) {
   if (gain != tensor::Shape{width}) {
     return reject(NnErrorCode::gain_shape, std::string(stage),
                   fmt::format("rows of {}, gain {}", width, gain));
@@ -56,20 +57,21 @@ std::expected<RmsRows, NnError> rms_rows(const tensor::Tensor& x, double epsilon
   auto n = out.normalized.mutable_values();
   for (std::size_t row = 0; row < rows; ++row) {
     double squares = 0.0;
-    for (std::size_t j = 0; j < d; ++j) squares += in[row * d + j] * in[row * d + j];
+    for (std::size_t j = 0; j < d; ++j)
+      squares += in[row * d + j] * in[row * d + j];
     // ε inside the root: r ≥ √ε > 0, so a zero row gives 0/√ε = 0.
     const double r = std::sqrt(squares / static_cast<double>(d) + epsilon);
     out.rms[row] = r;
-    for (std::size_t j = 0; j < d; ++j) n[row * d + j] = in[row * d + j] / r;
+    for (std::size_t j = 0; j < d; ++j)
+      n[row * d + j] = in[row * d + j] / r;
   }
   return out;
 }
 // endregion: rms-rows
 
 // region: rms-norm-op
-std::expected<autograd::TensorValue, NnError> rms_norm(const autograd::TensorValue& x,
-                                                       const autograd::TensorValue& gain,
-                                                       double epsilon) {
+std::expected<autograd::TensorValue, NnError> rms_norm(
+    const autograd::TensorValue& x, const autograd::TensorValue& gain, double epsilon) {
   // x: [..., d], g: [d] -> y = n ⊙ g: [..., d]
   LLMFS_TRY(check_rms_rows(x.shape(), epsilon, "rms_norm"));
   const std::size_t d = x.shape()[x.shape().rank() - 1];
@@ -79,7 +81,8 @@ std::expected<autograd::TensorValue, NnError> rms_norm(const autograd::TensorVal
   RmsRows rows = LLMFS_TRY(rms_rows(*xv, epsilon));
   tensor::Tensor y = rows.normalized;
   auto yv = y.mutable_values();
-  for (std::size_t i = 0; i < yv.size(); ++i) yv[i] *= gv->values()[i % d];
+  for (std::size_t i = 0; i < yv.size(); ++i)
+    yv[i] *= gv->values()[i % d];
   // Backward: ĝ = ∂L/∂y ⊙ g; ∂L/∂x = (ĝ − n·mean(ĝ ⊙ n)) / r; ∂L/∂g = Σ_rows ∂L/∂y ⊙ n.
   auto backward = [rows = std::move(rows), d](autograd::BackwardContext& context)
       -> std::expected<void, autograd::AutogradError> {
@@ -91,10 +94,12 @@ std::expected<autograd::TensorValue, NnError> rms_norm(const autograd::TensorVal
     for (std::size_t row = 0; row < rows.rms.size(); ++row) {
       const std::size_t at = row * d;
       double projection = 0.0;  // Σ_j ĝ_j n_j
-      for (std::size_t j = 0; j < d; ++j) projection += up[at + j] * g[j] * n[at + j];
+      for (std::size_t j = 0; j < d; ++j)
+        projection += up[at + j] * g[j] * n[at + j];
       const double mean = projection / static_cast<double>(d);
       for (std::size_t j = 0; j < d; ++j) {
-        gx.mutable_values()[at + j] = (up[at + j] * g[j] - n[at + j] * mean) / rows.rms[row];
+        gx.mutable_values()[at + j] =
+            (up[at + j] * g[j] - n[at + j] * mean) / rows.rms[row];
         gg.mutable_values()[j] += up[at + j] * n[at + j];
       }
     }
@@ -107,8 +112,8 @@ std::expected<autograd::TensorValue, NnError> rms_norm(const autograd::TensorVal
 // endregion: rms-norm-op
 
 std::expected<RMSNorm, NnError> RMSNorm::create(autograd::Tape& tape,
-                                                std::string_view name, std::size_t width,
-                                                double epsilon) {
+                                                std::string_view name,
+                                                std::size_t width, double epsilon) {
   const std::string stage = rms_stage(name);
   if (name.empty()) return reject(NnErrorCode::empty_name, stage);
   LLMFS_TRY(check_rms_rows(tensor::Shape{1, width}, epsilon, stage));

@@ -21,13 +21,13 @@ namespace llmfs::nn {
 /// a report or a backward pass reads.
 struct RmsRows {
   tensor::Tensor normalized;  ///< `n = x / r`, the input's shape `[..., d]`
-  std::vector<double> rms;    ///< `r = √(mean(x²) + ε)`, one per row (all leading axes)
+  std::vector<double> rms;  ///< `r = √(mean(x²) + ε)`, one per row (all leading axes)
 };
 
 /// `n = x / √(mean(x²) + ε)` for every row of `x [..., d]`. A zero row gives `n = 0`
 /// and `r = √ε`. \return NnErrorCode::epsilon when ε is not finite and > 0;
-///         NnErrorCode::input_rank when `x` has fewer than two axes `[..., T, d]`; NnErrorCode::zero_width when
-///         d = 0 (stage `rms_norm`).
+///         NnErrorCode::input_rank when `x` has fewer than two axes `[..., T, d]`;
+///         NnErrorCode::zero_width when d = 0 (stage `rms_norm`).
 [[nodiscard]] std::expected<RmsRows, NnError> rms_rows(const tensor::Tensor& x,
                                                        double epsilon);
 
