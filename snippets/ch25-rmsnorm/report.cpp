@@ -1,5 +1,8 @@
 // Chapter 25
 // The report, one `key=value` line per fact, and the trace records of the diagram.
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/ranges.h>
 
 #include "evidence.hpp"
@@ -42,7 +45,8 @@ std::string render_report(const Evidence& e) {
 }
 
 // region: trace-records
-// VARIANT per (input, variant): the four normalized values. The diagram reads these
+// VARIANT per (input, variant): the four normalized values and the largest gap from
+// RMSNorm's. The diagram reads these
 // records and recomputes nothing.
 std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
@@ -51,9 +55,14 @@ std::string render_trace(const Evidence& e) {
       ch25_list(std::vector<double>(e.pass.input_gradient.begin() + 4,
                                     e.pass.input_gradient.end()))));
   for (const VariantRow& v : e.variants)
-    for (std::size_t k = 0; k < 4; ++k)
-      records.push_back(fmt::format("VARIANT|input={}|variant={}|values={}", v.input,
-                                    kVariantNames[k], ch25_list(v.values[k])));
+    for (std::size_t k = 0; k < 4; ++k) {
+      double gap = 0.0;  // max |variant − RMSNorm| over the row
+      for (std::size_t j = 0; j < 4; ++j)
+        gap = std::max(gap, std::abs(v.values[k][j] - v.values[0][j]));
+      records.push_back(fmt::format("VARIANT|input={}|variant={}|values={}|gap={:.1e}",
+                                    v.input, kVariantNames[k], ch25_list(v.values[k]),
+                                    gap));
+    }
   return snippets::join_lines(records);
 }
 // endregion: trace-records
