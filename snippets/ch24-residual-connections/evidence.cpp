@@ -74,9 +74,9 @@ Step<Pass> run_fixture(const std::vector<double>& w, std::size_t depth, bool ide
 }
 // endregion: run-fixture
 
-// region: deep-stack
 // Both stacks at every depth: the same seed draws x [4,16], R = ±1 and the blocks'
 // weights; loss Σ top ⊙ R, so ∂L/∂top = R whatever the depth.
+// region: deep-stack
 Step<std::vector<DepthRow>> measure_depths() {
   std::vector<DepthRow> table;
   for (const std::size_t depth : kDepths) {

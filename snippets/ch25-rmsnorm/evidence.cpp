@@ -25,7 +25,7 @@ std::vector<double> ch25_values(const Tensor& t) {
 }
 
 // Σ RMSNorm(x; g) as a plain loss of (x, g), for the checker.
-std::expected<TensorValue, AutogradError> fixture_loss(
+[[nodiscard]] std::expected<TensorValue, AutogradError> fixture_loss(
     Tape&, std::span<const TensorValue> in) {
   auto y = llmfs::nn::rms_norm(in[0], in[1], kEpsilon);
   if (!y) return std::unexpected(y.error().cause.value_or(AutogradError{}));
