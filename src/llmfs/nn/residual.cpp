@@ -29,6 +29,7 @@ std::expected<autograd::TensorValue, NnError> residual(std::string_view name,
   // The identity path: x itself, added to what the branch made of it.
   return LLMFS_TRY_AT(stage, autograd::add(x, *branch));
 }
+// endregion: residual
 
 // region: stack
 std::expected<autograd::TensorValue, NnError> stack(
