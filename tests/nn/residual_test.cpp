@@ -26,8 +26,9 @@ TEST(Residual, AddsTheBranchToItsInputAndGivesTheInputBothGradients) {
     };
     const TensorValue y = llmfs::nn::residual("block", x, f).value();
     ASSERT_TRUE(backward(sum(y).value(), Tensor::scalar(1.0)).has_value());
-    const auto out = y.value().value().values();
-    const auto gx = x.gradient().value().values();
+    const Tensor y_value = y.value().value(), x_gradient = x.gradient().value();
+    const auto out = y_value.values();
+    const auto gx = x_gradient.values();
     for (std::size_t i = 0; i < v.values().size(); ++i) {
       const double a = v.values()[i], s = 1.0 / (1.0 + std::exp(-a));
       EXPECT_NEAR(out[i], a + a * s, 1e-15);

@@ -27,7 +27,8 @@ TEST(RmsNorm, MatchesANaiveLoopOnRandomRows) {
     Tape tape;
     const TensorValue y =
         llmfs::nn::rms_norm(tape.constant(x), tape.constant(g), 1e-5).value();
-    const auto out = y.value().value().values();
+    const Tensor y_value = y.value().value();
+    const auto out = y_value.values();
     for (std::size_t row = 0; row < 6; ++row) {
       double ms = 0;
       for (std::size_t j = 0; j < d; ++j)
@@ -61,9 +62,10 @@ TEST(RmsNorm, ZeroRowGivesZeroOutputAndFiniteGradient) {
   const TensorValue g = tape.parameter(Tensor::full(Shape{4}, 1.0));
   const TensorValue y = llmfs::nn::rms_norm(x, g, 1e-6).value();
   ASSERT_TRUE(backward(sum(y).value(), Tensor::scalar(1.0)).has_value());
-  for (const double v : y.value().value().values())
+  const Tensor y_value = y.value().value(), x_gradient = x.gradient().value();
+  for (const double v : y_value.values())
     EXPECT_EQ(v, 0.0);
-  for (const double v : x.gradient().value().values())
+  for (const double v : x_gradient.values())
     EXPECT_NEAR(v, 1000.0, 1e-9);
 }
 
@@ -73,7 +75,8 @@ TEST(RMSNormLayer, StartsWithUnitGainNamedWeight) {
   EXPECT_EQ(norm.gain().name, "attention_norm.weight");
   EXPECT_EQ(norm.width(), 3u);
   EXPECT_EQ(norm.epsilon(), RMSNorm::default_epsilon);
-  for (const double v : norm.gain().value.value().value().values())
+  const Tensor gain = norm.gain().value.value().value();
+  for (const double v : gain.values())
     EXPECT_EQ(v, 1.0);
 }
 
