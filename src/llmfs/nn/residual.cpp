@@ -9,6 +9,27 @@
 
 namespace llmfs::nn {
 
+namespace {
+
+// region: residual-checks
+// A branch's own error, its stage prefixed with the block's, so a failure deep in a
+// stack names the block it happened in.
+[[nodiscard]] NnError error_in_block(NnError error, std::string_view block) {
+  error.stage = fmt::format("{}: {}", block, error.stage);
+  return error;
+}
+
+// The branch kept its input's shape exactly: no broadcasting.
+[[nodiscard]] std::expected<void, NnError> check_branch_shape(
+    const tensor::Shape& input, const tensor::Shape& output, std::string_view stage) {
+  if (output == input) return {};
+  return reject(NnErrorCode::branch_shape, std::string(stage),
+                fmt::format("input {}, branch output {}", input, output));
+}
+// endregion: residual-checks
+
+}  // namespace
+
 // region: residual
 std::expected<autograd::TensorValue, NnError> residual(std::string_view name,
                                                        const autograd::TensorValue& x,
@@ -16,16 +37,8 @@ std::expected<autograd::TensorValue, NnError> residual(std::string_view name,
   // x: [..., d] -> x + f(x): [..., d]
   const std::string stage = fmt::format("residual {}", name);
   auto branch = f(x);
-  if (!branch) {
-    NnError error = std::move(branch.error());
-    error.stage = fmt::format("{}: {}", stage, error.stage);
-    return std::unexpected(std::move(error));
-  }
-  if (branch->shape() != x.shape()) {
-    return reject(
-        NnErrorCode::branch_shape, stage,
-        fmt::format("input {}, branch output {}", x.shape(), branch->shape()));
-  }
+  if (!branch) return std::unexpected(error_in_block(std::move(branch.error()), stage));
+  LLMFS_TRY(check_branch_shape(x.shape(), branch->shape(), stage));
   // The identity path: x itself, added to what the branch made of it.
   return LLMFS_TRY_AT(stage, autograd::add(x, *branch));
 }
@@ -44,10 +57,7 @@ std::expected<autograd::TensorValue, NnError> stack(
       continue;
     }
     auto next = branches[i](h);
-    if (!next) {
-      next.error().stage = fmt::format("{}: {}", block, next.error().stage);
-      return std::unexpected(std::move(next.error()));
-    }
+    if (!next) return std::unexpected(error_in_block(std::move(next.error()), block));
     h = *next;
   }
   return h;
