@@ -23,6 +23,8 @@ using ResidualBranch = std::function<std::expected<autograd::TensorValue, NnErro
 /// (He et al. 2016). The sum is recorded as one tape add, so backward gives x the
 /// upstream gradient twice: once unchanged along the identity path and once through f.
 /// \param name the block's name, the stage of every error (`residual <name>`).
+/// \param x the input `[..., d]`, used twice: by f and by the sum.
+/// \param f the branch.
 /// \return the branch's own error with its stage prefixed by `residual <name>: `;
 ///         NnErrorCode::branch_shape when f's output shape is not x's (no broadcasting:
 ///         a sum that grew the shape would not be a residual); NnErrorCode::autograd
@@ -31,9 +33,12 @@ using ResidualBranch = std::function<std::expected<autograd::TensorValue, NnErro
     std::string_view name, const autograd::TensorValue& x, const ResidualBranch& f);
 
 /// The branches `f_1 … f_L` applied in order to `x [..., d]`: with `identity`,
-/// `x ← x + f_i(x)` (a residual stack, block i named `<name>.<i>`); without,
-/// `x ← f_i(x)` (a plain stack). \return residual()'s errors, or a branch's own error
-/// with its stage prefixed by `<name>.<i>: `.
+/// `x ← x + f_i(x)` (a residual stack); without, `x ← f_i(x)` (a plain stack). Block i
+/// (from 0) is named after `name` and i, e.g. `stack.0`.
+/// \param name the stack's name. \param x the input `[..., d]`. \param branches the
+/// blocks' branches, bottom first. \param identity whether to keep the identity path.
+/// \return residual()'s errors, or a branch's own error with its stage prefixed by the
+/// block's name, e.g. `stack.0: `.
 [[nodiscard]] std::expected<autograd::TensorValue, NnError> stack(
     std::string_view name, const autograd::TensorValue& x,
     std::span<const ResidualBranch> branches, bool identity);
