@@ -22,6 +22,9 @@ std::string_view describe(NnErrorCode code) noexcept {
     case NnErrorCode::token_count: return "token grid is not B·T ids";
     case NnErrorCode::token_out_of_range: return "token id outside the vocabulary";
     case NnErrorCode::autograd: return "tape operation failed";
+    case NnErrorCode::branch_shape: return "residual branch changed the shape";
+    case NnErrorCode::gain_shape: return "gain must be a vector [d]";
+    case NnErrorCode::epsilon: return "epsilon must be finite and positive";
   }
   return "unknown nn error";
 }

@@ -2,7 +2,8 @@
 #pragma once
 /// \file
 /// \brief The nn module's one typed error: parameters, initialization, token
-/// embeddings, Linear and Q/K/V projections (Chapters 17, 18, 19 and 26).
+/// embeddings, Linear, SwiGLU, residual connections, RMSNorm and Q/K/V projections
+/// (Chapters 17-20 and 24-26).
 
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ enum class NnErrorCode {
   token_count,      ///< a token grid does not hold B·T ids
   token_out_of_range,  ///< a token id is outside `[0, V)`
   autograd,            ///< a tape operation failed; `cause` holds its AutogradError
+  branch_shape,        ///< a residual branch changed its input's shape (Chapter 24)
+  gain_shape,          ///< an RMSNorm gain is not a vector `[d]` (Chapter 25)
+  epsilon,             ///< an RMSNorm ε is not finite and positive (Chapter 25)
 };
 
 /// The fixed description of a code, e.g. `"duplicate parameter name"`.
