@@ -255,4 +255,21 @@ TEST(Bigram, SampleDocumentStopsAtEosOrTheCap) {
   }
 }
 
+// V past 2^31 (one more than the largest TokenId) is refused before any table is
+// sized: V = 2^62 used to reach std::vector's length_error.
+TEST(Bigram, RefusesAVocabularyTooLargeForItsTables) {
+  const std::vector<TokenSequence> docs = {{0, 1}};
+  std::expected<BigramModel, llmfs::models::BigramError> huge, first_too_big;
+  EXPECT_NO_THROW(huge = BigramModel::fit(docs, {std::size_t{1} << 62, 0, 1, 1.0}));
+  ASSERT_FALSE(huge.has_value());
+  EXPECT_EQ(huge.error().code, BigramErrorCode::vocabulary_too_large);
+  EXPECT_EQ(huge.error().detail, "V = 4611686018427387904 > 2147483648");
+  EXPECT_NO_THROW(first_too_big =
+                      BigramModel::fit(docs, {(std::size_t{1} << 31) + 1, 0, 1, 1.0}));
+  ASSERT_FALSE(first_too_big.has_value());
+  EXPECT_EQ(first_too_big.error().code, BigramErrorCode::vocabulary_too_large);
+  EXPECT_EQ(llmfs::models::describe(BigramErrorCode::vocabulary_too_large),
+            "vocabulary too large");
+}
+
 }  // namespace
