@@ -302,4 +302,19 @@ TEST(ModelOps, RefusesNonFiniteLogitsAndReleasedTapes) {
   EXPECT_EQ(cross_entropy(x, TokenGrid{1, 1, {0}}).error().stage, "cross_entropy");
 }
 
+// B·T wrapping around to ids.size(): 2^63 · 2 is 0 mod 2^64, and an empty id list used
+// to pass the count check, then ask for a [2^63, 2, D] output. Now it is refused.
+TEST(ModelOps, RefusesAGridWhoseCountWraps) {
+  Tape tape;
+  const TensorValue w = tape.parameter(Tensor::zeros(Shape{3, 2}));
+  const TensorValue z = tape.parameter(Tensor::zeros(Shape{1, 2, 3}));
+  const std::size_t half = std::size_t{1} << 63;
+  std::expected<TensorValue, AutogradError> looked_up, loss;
+  EXPECT_NO_THROW(looked_up = embedding(w, TokenGrid{half, 2, {}}));
+  EXPECT_EQ(ch16_cause(looked_up), TensorErrorCode::size_mismatch);
+  EXPECT_NO_THROW(loss = cross_entropy(z, TokenGrid{half, 2, {}}));
+  EXPECT_FALSE(loss.has_value());
+  EXPECT_EQ(tape.node_count(), 2u);  // nothing was recorded
+}
+
 }  // namespace

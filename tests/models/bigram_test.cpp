@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -253,6 +254,28 @@ TEST(Bigram, SampleDocumentStopsAtEosOrTheCap) {
     for (TokenId t : doc)
       EXPECT_NE(t, 3);  // the final EOS is not part of the document
   }
+}
+
+// V past 2^31 (one more than the largest TokenId) is refused before any table is
+// sized: V = 2^62 used to reach std::vector's length_error.
+TEST(Bigram, RefusesAVocabularyTooLargeForItsTables) {
+  const std::vector<TokenSequence> docs = {{0, 1}};
+  std::optional<std::expected<BigramModel, llmfs::models::BigramError>> huge_fit,
+      next_fit;
+  EXPECT_NO_THROW(huge_fit = BigramModel::fit(docs, {std::size_t{1} << 62, 0, 1, 1.0}));
+  ASSERT_TRUE(huge_fit.has_value());
+  const auto& huge = *huge_fit;
+  ASSERT_FALSE(huge.has_value());
+  EXPECT_EQ(huge.error().code, BigramErrorCode::vocabulary_too_large);
+  EXPECT_EQ(huge.error().detail, "V = 4611686018427387904 > 2147483648");
+  EXPECT_NO_THROW(next_fit =
+                      BigramModel::fit(docs, {(std::size_t{1} << 31) + 1, 0, 1, 1.0}));
+  ASSERT_TRUE(next_fit.has_value());
+  const auto& first_too_big = *next_fit;
+  ASSERT_FALSE(first_too_big.has_value());
+  EXPECT_EQ(first_too_big.error().code, BigramErrorCode::vocabulary_too_large);
+  EXPECT_EQ(llmfs::models::describe(BigramErrorCode::vocabulary_too_large),
+            "vocabulary too large");
 }
 
 }  // namespace

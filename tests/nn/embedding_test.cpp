@@ -1,5 +1,8 @@
 // Chapter 18's token-embedding layer (src/llmfs/nn/embedding.hpp).
 #include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -75,6 +78,24 @@ TEST(Embedding, RefusesBadIdsAndBadTablesBeforeRecording) {
           .error()
           .code,
       NnErrorCode::weight_rank);
+}
+
+// V·D overflowing std::size_t, or past the largest tensor, is a typed size_overflow
+// before anything is drawn or recorded.
+TEST(Embedding, RefusesATableThatDoesNotFit) {
+  Tape tape;
+  SplitMix64 rng(18);
+  const std::size_t most = std::numeric_limits<std::size_t>::max();
+  const std::size_t half = std::size_t{1} << 31;  // [2^31, 2^31]: 2^62 elements
+  for (const auto& [vocab, width] :
+       {std::pair{most / 2, std::size_t{3}}, std::pair{half, half}}) {
+    std::optional<std::expected<Embedding, llmfs::nn::NnError>> made;
+    EXPECT_NO_THROW(made = Embedding::create(tape, "tok", vocab, width, rng));
+    ASSERT_TRUE(made.has_value());
+    ASSERT_FALSE(made->has_value()) << vocab << " x " << width;
+    EXPECT_EQ(made->error().code, NnErrorCode::size_overflow);
+  }
+  EXPECT_EQ(tape.node_count(), 0u);
 }
 
 }  // namespace

@@ -184,4 +184,35 @@ TEST(Reduce, AxisPastTheRankIsRefused) {
             TensorErrorCode::axis_out_of_range);
 }
 
+// [0, 2^40, 2^40] holds no element, but keeping axis 0 as length 1 would hold 2^80:
+// the reductions and sum_to refuse such a result instead of allocating it.
+TEST(Reductions, RefuseAResultCountThatDoesNotFit) {
+  const std::size_t big = std::size_t{1} << 40;
+  const Tensor empty = Tensor::zeros(Shape{0, big, big});
+  std::expected<Tensor, llmfs::tensor::TensorError> summed, maxed, undone, too_big;
+  EXPECT_NO_THROW(summed = llmfs::tensor::reduce_sum(empty, 0));
+  ASSERT_FALSE(summed.has_value());
+  EXPECT_EQ(summed.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(summed.error().op, "reduce_sum");
+  // reduce_max over the empty axis is refused as empty before its count could matter;
+  // over an axis with elements every other length stays: [2^40, 1, 0] fits.
+  EXPECT_NO_THROW(maxed = llmfs::tensor::reduce_max(empty, 0));
+  ASSERT_FALSE(maxed.has_value());
+  EXPECT_EQ(maxed.error().code, TensorErrorCode::empty_reduction);
+  EXPECT_NO_THROW(maxed =
+                      llmfs::tensor::reduce_max(Tensor::zeros(Shape{big, big, 0}), 1));
+  EXPECT_EQ(maxed.value().shape(), Shape({big, 1, 0}));
+  EXPECT_NO_THROW(undone = llmfs::tensor::sum_to(empty, Shape{1, big, big}));
+  ASSERT_FALSE(undone.has_value());
+  EXPECT_EQ(undone.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(undone.error().op, "sum_to");
+  const std::size_t half = std::size_t{1} << 31;  // 2^62 fits size_t, not a tensor
+  EXPECT_NO_THROW(too_big = llmfs::tensor::sum_to(Tensor::zeros(Shape{0, half, half}),
+                                                  Shape{half, half}));
+  ASSERT_FALSE(too_big.has_value());
+  EXPECT_EQ(too_big.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(llmfs::tensor::reduce_sum(Tensor::zeros(Shape{0, 2, 3}), 0).value(),
+            Tensor::zeros(Shape{1, 2, 3}));
+}
+
 }  // namespace

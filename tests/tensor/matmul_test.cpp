@@ -139,4 +139,28 @@ TEST(Matmul, FastPathsAndThreadsMatchTheTeachingLoopBitwise) {
   }
 }
 
+// [m,0]·[0,n] reads no element, yet its [m,n] product would hold m·n: with m = n = 2^33
+// the count overflows, with 2^30 · 2^31 it passes max_element_count(). Both come back
+// as element_count_overflow before anything is allocated; a fitting one is all zeros.
+TEST(Matmul, RefusesAnOutputCountThatDoesNotFit) {
+  const std::size_t big = std::size_t{1} << 33;
+  const Tensor a = Tensor::zeros(Shape{big, 0});
+  const Tensor b = Tensor::zeros(Shape{0, big});
+  std::expected<Tensor, llmfs::tensor::TensorError> wraps, too_big;
+  EXPECT_NO_THROW(wraps = llmfs::tensor::matmul(a, b));
+  ASSERT_FALSE(wraps.has_value());
+  EXPECT_EQ(wraps.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(wraps.error().op, "matmul");
+  EXPECT_EQ(wraps.error().shapes, std::vector<Shape>{Shape({big, big})});
+  const Tensor c = Tensor::zeros(Shape{4, std::size_t{1} << 30, 0});
+  const Tensor d = Tensor::zeros(Shape{0, std::size_t{1} << 31});
+  EXPECT_NO_THROW(too_big = llmfs::tensor::matmul(c, d));
+  ASSERT_FALSE(too_big.has_value());
+  EXPECT_EQ(too_big.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(
+      llmfs::tensor::matmul(Tensor::zeros(Shape{3, 0}), Tensor::zeros(Shape{0, 2}))
+          .value(),
+      Tensor::zeros(Shape{3, 2}));
+}
+
 }  // namespace

@@ -283,4 +283,17 @@ TEST(LogSumExp, RefusesNanPositiveInfinityAndRankZero) {
   EXPECT_EQ(r0.error().code, TensorErrorCode::rank_too_small);
 }
 
+// [2^40, 2^40, 0]: every row is empty, and there would be 2^80 of them.
+TEST(LogSumExp, RefusesARowCountThatDoesNotFit) {
+  const std::size_t big = std::size_t{1} << 40;
+  std::expected<Tensor, llmfs::tensor::TensorError> result;
+  EXPECT_NO_THROW(
+      result = llmfs::tensor::logsumexp_last_axis(Tensor::zeros(Shape{big, big, 0})));
+  ASSERT_FALSE(result.has_value());
+  EXPECT_EQ(result.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(result.error().op, "logsumexp_last_axis");
+  EXPECT_EQ(llmfs::tensor::logsumexp_last_axis(Tensor::zeros(Shape{2, 0})).value(),
+            Tensor::full(Shape{2}, -std::numeric_limits<double>::infinity()));
+}
+
 }  // namespace

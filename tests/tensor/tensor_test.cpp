@@ -138,4 +138,25 @@ TEST(Tensor, BitwiseEqualOnValuesComparesLengthAndBitsOnly) {
                                            t.values().last(2)));  // shape ignored
 }
 
+// A shape's count is checked before any allocation: an overflow of std::size_t and a
+// count past max_element_count() are both element_count_overflow, never an exception.
+TEST(CheckedElementCount, RefusesOverflowAndOversizedCounts) {
+  constexpr std::size_t most = std::numeric_limits<std::size_t>::max();
+  std::expected<std::size_t, llmfs::tensor::TensorError> wraps, too_big, fits;
+  EXPECT_NO_THROW(wraps =
+                      llmfs::tensor::checked_element_count(Shape{most / 2, 3}, "t"));
+  ASSERT_FALSE(wraps.has_value());
+  EXPECT_EQ(wraps.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_EQ(wraps.error().op, "t");
+  EXPECT_EQ(wraps.error().shapes, std::vector<Shape>{Shape({most / 2, 3})});
+  const std::size_t past = llmfs::tensor::max_element_count() + 1;  // 2^60 on x86-64
+  EXPECT_NO_THROW(too_big = llmfs::tensor::checked_element_count(Shape{past}, "t"));
+  ASSERT_FALSE(too_big.has_value());
+  EXPECT_EQ(too_big.error().code, TensorErrorCode::element_count_overflow);
+  EXPECT_NO_THROW(fits = llmfs::tensor::checked_element_count(Shape{0, most}, "t"));
+  EXPECT_EQ(fits.value(), 0u);
+  EXPECT_EQ(llmfs::tensor::checked_element_count(Shape{2, 3}, "t").value(), 6u);
+  EXPECT_EQ(llmfs::tensor::checked_element_count(Shape{}, "t").value(), 1u);
+}
+
 }  // namespace

@@ -44,7 +44,7 @@ AutogradError refused(std::string_view op, TensorErrorCode code,
                                                             const TokenGrid& grid,
                                                             std::size_t vocab,
                                                             const Shape& shape) {
-  if (grid.ids.size() != grid.batch * grid.time)
+  if (Shape{grid.batch, grid.time}.element_count() != grid.ids.size())  // no wrap
     return std::unexpected(
         refused(op, TensorErrorCode::size_mismatch, {shape},
                 fmt::format("{} ids for [B={}, T={}]", grid.ids.size(), grid.batch,
@@ -120,6 +120,8 @@ std::expected<TensorValue, AutogradError> embedding(const TensorValue& table,
                                    {w->shape()}, "the table must be [V, D]"));
   const std::size_t vocab = w->shape()[0], width = w->shape()[1];
   LLMFS_TRY(check_grid("embedding", ids, vocab, w->shape()));
+  LLMFS_TRY_AT("embedding", tensor::checked_element_count(
+                                Shape{ids.batch, ids.time, width}, "embedding"));
   // Forward: out[b, t, :] = table[ids(b, t), :].
   Tensor out = Tensor::zeros(Shape{ids.batch, ids.time, width});
   auto o = out.mutable_values();

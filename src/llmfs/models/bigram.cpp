@@ -15,6 +15,7 @@ std::string_view describe(BigramErrorCode code) noexcept {
     case BigramErrorCode::bad_smoothing:
       return "smoothing alpha must be finite and > 0";
     case BigramErrorCode::token_out_of_range: return "token id out of range";
+    case BigramErrorCode::vocabulary_too_large: return "vocabulary too large";
   }
   return "unknown bigram error";
 }
@@ -28,6 +29,10 @@ namespace {
   constexpr std::string_view stage = "bigram fit";
   if (c.vocab_size == 0)
     return reject(BigramErrorCode::empty_vocabulary, stage, "V = 0");
+  constexpr std::size_t ids = std::size_t{std::numeric_limits<TokenId>::max()} + 1;
+  if (c.vocab_size > ids)  // also keeps prev·V + next below 2^62
+    return reject(BigramErrorCode::vocabulary_too_large, stage,
+                  fmt::format("V = {} > {}", c.vocab_size, ids));
   const auto v = static_cast<std::int64_t>(c.vocab_size);
   if (c.bos < 0 || c.bos >= v || c.eos < 0 || c.eos >= v)
     return reject(BigramErrorCode::special_out_of_range, stage,

@@ -39,6 +39,8 @@ enum class BigramErrorCode {
   special_out_of_range,  ///< BOS or EOS is not below V
   bad_smoothing,         ///< α is not a finite number above zero (α ≤ 0, NaN, ∞)
   token_out_of_range,    ///< a token id is negative or not below V
+  vocabulary_too_large,  ///< V above 2^31, one past the largest TokenId: the count
+                         ///< tables could not be allocated
 };
 
 /// The fixed description of a code, e.g. `"token id out of range"`.
@@ -72,9 +74,10 @@ class BigramModel {
  public:
   /// Counts every pair of every document of `documents`, each framed as BOS + tokens +
   /// EOS.
-  /// \return BigramErrorCode::empty_vocabulary, special_out_of_range or bad_smoothing
-  ///         for a bad `config`; token_out_of_range naming the document and position of
-  ///         the first id outside `[0, V)`. Nothing is built on an error.
+  /// \return BigramErrorCode::empty_vocabulary, vocabulary_too_large,
+  ///         special_out_of_range or bad_smoothing for a bad `config`;
+  ///         token_out_of_range naming the document and position of the first id
+  ///         outside `[0, V)`. Nothing is built on an error.
   [[nodiscard]] static std::expected<BigramModel, BigramError> fit(
       std::span<const TokenSequence> documents, const BigramConfig& config);
 

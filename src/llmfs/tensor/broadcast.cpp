@@ -74,7 +74,7 @@ template <typename Combine>
   const auto a_strides = broadcast_strides(a.shape(), out_shape);
   const auto b_strides = broadcast_strides(b.shape(), out_shape);
   std::vector<double> values;
-  values.reserve(out_shape.element_count().value_or(0));
+  values.reserve(LLMFS_TRY(checked_element_count(out_shape, op)));
   const auto av = a.values();
   const auto bv = b.values();
   for_each_strided<2>(out_shape,
@@ -159,6 +159,8 @@ Shape kept_axis(const Shape& shape, std::size_t axis) {
                                        {input.shape()},
                                        fmt::format("axis {} has length 0", axis)});
   }
+  // [0,m,n] holds no element, yet its sum over axis 0, [1,m,n], may hold too many.
+  LLMFS_TRY(checked_element_count(kept_axis(input.shape(), axis), op));
   return {};
 }
 // sum_to undoes a broadcast, so `target` must broadcast to the input's shape, and that
@@ -171,6 +173,7 @@ Shape kept_axis(const Shape& shape, std::size_t axis) {
     return std::unexpected(TensorError{
         TensorErrorCode::reduce_mismatch, "sum_to", {input.shape(), target}, {}});
   }
+  LLMFS_TRY(checked_element_count(target, "sum_to"));  // [0,m,n] -> [1,m,n]
   return {};
 }
 // endregion: reduction-checks

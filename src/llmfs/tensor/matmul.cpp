@@ -78,6 +78,10 @@ std::vector<std::size_t> matrix_strides(const Shape& own_batch, const Shape& bat
         fmt::format("batch axes {} and {}", batch_shape(sa), batch_shape(sb));
     return std::unexpected(std::move(error));
   }
+  // [m,0]·[0,n] holds no element, yet its [m,n] product may hold too many.
+  std::vector<std::size_t> out = batch->as_vector();
+  out.insert(out.end(), {sa[sa.rank() - 2], sb[sb.rank() - 1]});
+  LLMFS_TRY(checked_element_count(Shape(std::move(out)), "matmul"));
   return batch;
 }
 // endregion: matmul-checks

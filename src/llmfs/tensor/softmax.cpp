@@ -131,6 +131,7 @@ std::expected<Tensor, TensorError> logsumexp_last_axis(const Tensor& logits) {
   std::vector<std::size_t> leading = logits.shape().as_vector();
   const std::size_t width = leading.back();
   leading.pop_back();
+  LLMFS_TRY(checked_element_count(Shape(leading), "logsumexp_last_axis"));  // [m,n,0]
   Tensor out = Tensor::full(Shape(std::move(leading)), kMinusInfinity);
   if (width == 0) return out;  // every row is empty: log 0 = −∞
   const auto in = logits.values();

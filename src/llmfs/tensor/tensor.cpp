@@ -1,7 +1,8 @@
 // Chapter 8
 #include <bit>
 #include <cstdint>
-#include <stdexcept>
+#include <cstdio>
+#include <cstdlib>
 
 #include <llmfs/tensor/number_format.hpp>
 #include <llmfs/tensor/tensor.hpp>
@@ -10,11 +11,15 @@ namespace llmfs::tensor {
 
 namespace {
 
-std::size_t checked_count(const Shape& shape) {
-  const auto count = shape.element_count();
-  if (!count)
-    throw std::length_error(
-        fmt::format("tensor shape {} has too many elements", shape));
+// zeros() and full() are only called on shapes whose count fits (see their
+// precondition): reaching the abort is a library bug, not bad input.
+std::size_t count_or_abort(const Shape& shape) {
+  const auto count = checked_element_count(shape, "tensor");
+  if (!count) {
+    fmt::print(stderr, "llmfs bug: Tensor::zeros/full on shape {}: {}\n", shape,
+               describe(count.error().code));
+    std::abort();
+  }
   return *count;
 }
 
@@ -49,7 +54,7 @@ Tensor Tensor::zeros(Shape shape) {
 }
 
 Tensor Tensor::full(Shape shape, double value) {
-  const std::size_t count = checked_count(shape);
+  const std::size_t count = count_or_abort(shape);
   return Tensor(std::move(shape), std::vector<double>(count, value));
 }
 
@@ -82,6 +87,21 @@ std::expected<double, TensorError> Tensor::at(
 
 std::size_t max_element_count() noexcept {
   return std::vector<double>().max_size();
+}
+
+std::expected<std::size_t, TensorError> checked_element_count(const Shape& shape,
+                                                              std::string_view op) {
+  const auto count = shape.element_count();
+  if (!count || *count > max_element_count()) {
+    return std::unexpected(
+        TensorError{TensorErrorCode::element_count_overflow,
+                    std::string(op),
+                    {shape},
+                    count ? fmt::format("{} elements exceed the largest tensor, {}",
+                                        *count, max_element_count())
+                          : std::string("the element count overflows std::size_t")});
+  }
+  return *count;
 }
 
 bool bitwise_equal(const Tensor& a, const Tensor& b) noexcept {

@@ -7,6 +7,7 @@
 #include <expected>
 #include <initializer_list>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include <fmt/format.h>
@@ -33,11 +34,12 @@ class Tensor {
   ///         count, TensorErrorCode::element_count_overflow if that count overflows.
   [[nodiscard]] static std::expected<Tensor, TensorError> from(
       Shape shape, std::vector<double> values);
-  /// A tensor of zeros. Throws std::length_error (as std::vector does) if the element
-  /// count overflows or exceeds max_element_count(); use from() for a checked
-  /// construction.
+  /// A tensor of zeros. Precondition: the element count fits (checked_element_count()
+  /// succeeds). Every library caller checks it first, or builds the shape from an
+  /// existing tensor's; breaking it is a library bug, so it aborts with a message
+  /// instead of throwing.
   [[nodiscard]] static Tensor zeros(Shape shape);
-  /// A tensor with every element equal to `value` (same overflow rule as zeros()).
+  /// A tensor with every element equal to `value` (same precondition as zeros()).
   [[nodiscard]] static Tensor full(Shape shape, double value);
   /// The rank-0 tensor holding `value`.
   [[nodiscard]] static Tensor scalar(double value);
@@ -92,6 +94,14 @@ class Tensor {
 /// allocating, so that an oversized request comes back as a typed error instead of
 /// std::length_error.
 [[nodiscard]] std::size_t max_element_count() noexcept;
+
+/// The element count of `shape` when a Tensor can hold it: no overflow of
+/// `std::size_t` and at most max_element_count(). The check every caller of
+/// Tensor::zeros() and Tensor::full() makes on a shape it did not take from an existing
+/// tensor.
+/// \return TensorErrorCode::element_count_overflow naming `op` and `shape` otherwise.
+[[nodiscard]] std::expected<std::size_t, TensorError> checked_element_count(
+    const Shape& shape, std::string_view op);
 
 /// True when both tensors have the same shape and every element has the same bit
 /// pattern (distinguishes 0.0 from -0.0 and compares NaN payloads): the replay test's

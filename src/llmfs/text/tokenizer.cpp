@@ -1,5 +1,7 @@
 // Chapter 4
+#include <cstddef>
 #include <functional>
+#include <iterator>
 #include <queue>
 #include <utility>
 
@@ -105,7 +107,7 @@ namespace {
 /// an earlier merge changed is recognised as stale and skipped).
 struct MergeCandidate {
   TokenId rank;
-  int left, right;
+  std::ptrdiff_t left, right;
   TokenId left_token, right_token;
 
   /// Lower rank first; among equal ranks the leftmost pair.
@@ -115,10 +117,10 @@ struct MergeCandidate {
 };
 
 /// The chunk's tokens after merge `rank` made a token at byte position `at`.
-MergeStep step_of(TokenId rank, int at, const std::vector<TokenId>& token,
-                  const std::vector<int>& next) {
+MergeStep step_of(TokenId rank, std::ptrdiff_t at, const std::vector<TokenId>& token,
+                  const std::vector<std::ptrdiff_t>& next) {
   MergeStep step{rank, 0, {}};
-  for (int i = 0; i < static_cast<int>(token.size()); i = next[i]) {
+  for (std::ptrdiff_t i = 0; i < std::ssize(token); i = next[i]) {
     if (i == at) step.position = step.tokens.size();
     step.tokens.push_back(token[i]);
   }
@@ -133,22 +135,22 @@ MergeStep step_of(TokenId rank, int at, const std::vector<TokenId>& token,
 // rank (leftmost on a tie), join its two symbols, queue the two new neighbours' pairs.
 void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out,
                              std::vector<MergeStep>* steps) const {
-  const int n = static_cast<int>(chunk.size());
+  const std::ptrdiff_t n = std::ssize(chunk);  // int would wrap past 2^31 bytes
   std::vector<TokenId> token(n);
-  std::vector<int> prev(n), next(n);
-  for (int i = 0; i < n; ++i) {
+  std::vector<std::ptrdiff_t> prev(n), next(n);
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
     token[i] = static_cast<unsigned char>(chunk[i]);
     prev[i] = i - 1;
     next[i] = i + 1;  // n: the end of the list
   }
   std::priority_queue<MergeCandidate, std::vector<MergeCandidate>, std::greater<>> heap;
-  const auto offer = [&](int left) {
+  const auto offer = [&](std::ptrdiff_t left) {
     if (left < 0 || next[left] >= n) return;
-    const int right = next[left];
+    const std::ptrdiff_t right = next[left];
     const TokenId rank = rank_of({token[left], token[right]});
     if (rank != kNoMerge) heap.push({rank, left, right, token[left], token[right]});
   };
-  for (int i = 0; i + 1 < n; ++i)
+  for (std::ptrdiff_t i = 0; i + 1 < n; ++i)
     offer(i);
   while (!heap.empty()) {
     const MergeCandidate c = heap.top();
@@ -164,7 +166,7 @@ void Tokenizer::encode_chunk(std::string_view chunk, std::vector<TokenId>& out,
     offer(c.left);
     if (steps) steps->push_back(step_of(c.rank, c.left, token, next));
   }
-  for (int i = 0; i < n; i = next[i])
+  for (std::ptrdiff_t i = 0; i < n; i = next[i])
     out.push_back(token[i]);
 }
 // endregion: encode-chunk
