@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <vector>
 
@@ -143,6 +144,11 @@ TEST(Batch, RefusalsAreTyped) {
   EXPECT_EQ(code(make_batch(kSequences, kExamples, bad_entry, 1, {4}, kWindows)),
             BatchErrorCode::order_entry);
   EXPECT_EQ(code(make_batch(kSequences, kExamples, order, 1, {4}, WindowConfig{3, 1})),
+            BatchErrorCode::window_outside);
+  // A start so large that start + T wraps around to a small number is still outside.
+  const std::vector<Example> wrapping = {{0, SIZE_MAX - 1}};
+  const std::vector<std::size_t> first = {0};
+  EXPECT_EQ(code(make_batch(kSequences, wrapping, first, 0, {1}, kWindows)),
             BatchErrorCode::window_outside);
   const auto config =
       make_batch(kSequences, kExamples, order, 0, {4}, WindowConfig{0, 1});

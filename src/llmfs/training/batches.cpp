@@ -97,8 +97,9 @@ namespace {
                     fmt::format("order[{}] = {} of {} examples", row, order[row],
                                 examples.size()));
     const text::Example& x = examples[order[row]];
-    if (x.sequence >= sequences.size() ||
-        x.start + windows.context >= sequences[x.sequence].size())
+    // start + T < size, written so that a huge start cannot wrap around
+    if (x.sequence >= sequences.size() || x.start >= sequences[x.sequence].size() ||
+        windows.context >= sequences[x.sequence].size() - x.start)
       return reject(BatchErrorCode::window_outside, "batch",
                     fmt::format("example {} (sequence {}, start {}, T={})", order[row],
                                 x.sequence, x.start, windows.context));
