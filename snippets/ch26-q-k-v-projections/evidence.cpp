@@ -1,0 +1,268 @@
+// Chapter 26
+#include "evidence.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <llmfs/autograd/ops.hpp>
+#include <llmfs/autograd/tape_gradcheck.hpp>
+#include <llmfs/core/splitmix64.hpp>
+#include <llmfs/nn/qkv.hpp>
+#include <llmfs/tensor/layout.hpp>
+#include <llmfs/tensor/matmul.hpp>
+
+namespace ch26 {
+
+namespace {
+
+using llmfs::autograd::AutogradError;
+using llmfs::autograd::AutogradErrorCode;
+using llmfs::autograd::LossBuilder;
+using llmfs::autograd::Tape;
+using llmfs::autograd::TensorValue;
+using llmfs::nn::NnError;
+using llmfs::nn::QkvForward;
+using llmfs::nn::QkvProjections;
+using llmfs::tensor::Shape;
+
+constexpr std::size_t kWidth = 2;  // d_model of the fixture
+
+// Projections over tape values: (W_Q, W_K, W_V) separate, or (W_in) fused.
+std::expected<QkvProjections, NnError> ch26_projections(
+    std::span<const TensorValue> weights) {
+  if (weights.size() == 1)
+    return QkvProjections::from_combined({"attn.in_proj", weights[0]});
+  return QkvProjections::from_weights(
+      {"attn.query", weights[0]}, {"attn.key", weights[1]}, {"attn.value", weights[2]});
+}
+
+// Counts the entries of `a` and `b` that are not bitwise equal (== on doubles).
+std::size_t ch26_differing(const Tensor& a, const Tensor& b) {
+  std::size_t count = a.size() == b.size() ? 0 : a.size() + b.size();
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    count += a.values()[i] == b.values()[i] ? 0 : 1;
+  return count;
+}
+
+}  // namespace
+
+// region: fuse
+// Row i of W_in is row i of W_Q, then of W_K, then of W_V: the column blocks
+// [0, out), [out, 2·out), [2·out, 3·out) are the three maps.
+std::vector<double> fuse(const std::vector<double>& query,
+                         const std::vector<double>& key,
+                         const std::vector<double>& value, std::size_t in,
+                         std::size_t out) {
+  std::vector<double> fused;
+  fused.reserve(in * 3 * out);
+  for (std::size_t i = 0; i < in; ++i)
+    for (const std::vector<double>* w : {&query, &key, &value})
+      fused.insert(fused.end(), w->begin() + i * out, w->begin() + (i + 1) * out);
+  return fused;
+}
+// endregion: fuse
+
+// region: fixture-loss
+// L = Σ Q⊙G_Q + K⊙G_K + V⊙G_V through the library's projections; inputs = (X, W_Q,
+// W_K, W_V) or (X, W_in). A projection error reaches Chapter 13's checker as text.
+LossBuilder fixture_loss(const std::array<Tensor, 3>& upstream) {
+  return [upstream](Tape& tape, std::span<const TensorValue> in)
+             -> std::expected<TensorValue, AutogradError> {
+    const auto projections = ch26_projections(in.subspan(1));
+    const auto out = projections ? projections->forward(in[0])
+                                 : std::unexpected(projections.error());
+    if (!out) {
+      return std::unexpected(AutogradError{AutogradErrorCode::invalid_argument, "qkv",
+                                           fmt::format("{}", out.error())});
+    }
+    TensorValue loss = LLMFS_TRY(llmfs::autograd::sum(
+        LLMFS_TRY(llmfs::autograd::multiply(out->query, tape.constant(upstream[0])))));
+    for (const auto& [part, g] :
+         {std::pair{out->key, upstream[1]}, {out->value, upstream[2]}}) {
+      const TensorValue term = LLMFS_TRY(llmfs::autograd::sum(
+          LLMFS_TRY(llmfs::autograd::multiply(part, tape.constant(g)))));
+      loss = LLMFS_TRY(llmfs::autograd::add(loss, term));
+    }
+    return loss;
+  };
+}
+// endregion: fixture-loss
+
+// region: run-pass
+Step<Pass> run_pass(bool fused) {
+  const Shape square{kWidth, kWidth};
+  std::vector<Tensor> point = {LLMFS_TRY_AT("X", Tensor::from(square, kInput))};
+  if (fused) {
+    point.push_back(
+        LLMFS_TRY_AT("W_in", Tensor::from(Shape{kWidth, 3 * kWidth},
+                                          fuse(kQuery, kKey, kValue, kWidth, kWidth))));
+  } else {
+    for (const auto* w : {&kQuery, &kKey, &kValue})
+      point.push_back(LLMFS_TRY_AT("W", Tensor::from(square, *w)));
+  }
+  const std::array<Tensor, 3> upstream = {
+      LLMFS_TRY_AT("G_Q", Tensor::from(square, kUpstreamQuery)),
+      LLMFS_TRY_AT("G_K", Tensor::from(square, kUpstreamKey)),
+      LLMFS_TRY_AT("G_V", Tensor::from(square, kUpstreamValue))};
+  Tape tape;
+  std::vector<TensorValue> leaves;
+  for (const Tensor& t : point)
+    leaves.push_back(tape.parameter(t));
+  const QkvProjections qkv =
+      LLMFS_TRY_AT("projections", ch26_projections(std::span(leaves).subspan(1)));
+  const QkvForward out = LLMFS_TRY_AT("forward", qkv.forward(leaves[0]));
+  Pass pass;
+  const std::array<TensorValue, 3> parts = {out.query, out.key, out.value};
+  for (std::size_t p = 0; p < 3; ++p) {
+    // Three seeded backward passes accumulate: the backward pass of L.
+    LLMFS_TRY_AT("backward", backward(parts[p], upstream[p]));
+    pass.outputs[p] = LLMFS_TRY_AT("output", parts[p].value());
+    for (std::size_t i = 0; i < upstream[p].size(); ++i)
+      pass.loss += pass.outputs[p].values()[i] * upstream[p].values()[i];
+  }
+  for (const auto& parameter : qkv.parameters())
+    pass.weight_gradients.push_back(LLMFS_TRY_AT("dW", parameter.value.gradient()));
+  pass.input_gradient = LLMFS_TRY_AT("dX", leaves[0].gradient());
+  pass.parameters = qkv.parameters().scalar_count();
+  pass.check = LLMFS_TRY_AT(
+      "check", llmfs::autograd::check_tape_gradients(fixture_loss(upstream), point));
+  return pass;
+}
+// endregion: run-pass
+
+// region: compare-layouts
+// Entry by entry, bitwise: the fixture's Q, K, V and its weight gradients; PyTorch's
+// in_proj_weight is W_inᵀ, and transposing it back restores W_in.
+Step<Fusion> compare_layouts(const Evidence& passes) {
+  Fusion f;
+  f.in_projection =
+      LLMFS_TRY_AT("W_in", Tensor::from(Shape{kWidth, 3 * kWidth},
+                                        fuse(kQuery, kKey, kValue, kWidth, kWidth)));
+  f.torch_in_proj =
+      LLMFS_TRY_AT("in_proj_weight", llmfs::tensor::transpose(f.in_projection, 0, 1));
+  const Tensor back =
+      LLMFS_TRY_AT("W_in again", llmfs::tensor::transpose(f.torch_in_proj, 0, 1));
+  f.torch_round_trip = ch26_differing(back, f.in_projection) == 0;
+  for (std::size_t p = 0; p < 3; ++p) {
+    f.fixture_differing +=
+        ch26_differing(passes.separate.outputs[p], passes.fused.outputs[p]);
+  }
+  const auto& g = passes.separate.weight_gradients;
+  auto list = [](const Tensor& t) {
+    return std::vector<double>(t.values().begin(), t.values().end());
+  };
+  const Tensor joined = LLMFS_TRY_AT(
+      "[dW_Q | dW_K | dW_V]",
+      Tensor::from(Shape{kWidth, 3 * kWidth},
+                   fuse(list(g[0]), list(g[1]), list(g[2]), kWidth, kWidth)));
+  f.gradient_differing = ch26_differing(joined, passes.fused.weight_gradients.at(0));
+  LLMFS_TRY(compare_random(f));
+  return f;
+}
+// endregion: compare-layouts
+
+// region: compare-random
+// A seeded random case, X [2, 5, 8] and d = 8, whose sums are not exact in binary: the
+// three drawn weights fused, then every entry of Q, K and V compared with ==.
+Step<void> compare_random(Fusion& f) {
+  Tape tape;
+  llmfs::SplitMix64 rng(26);
+  const QkvProjections separate =
+      LLMFS_TRY_AT("separate", QkvProjections::create(tape, "attn", 8, 8, rng));
+  std::vector<std::vector<double>> w;
+  for (const auto& parameter : separate.parameters()) {
+    const Tensor value = LLMFS_TRY_AT("W", parameter.value.value());
+    w.emplace_back(value.values().begin(), value.values().end());
+  }
+  const Tensor w_in =
+      LLMFS_TRY_AT("W_in", Tensor::from(Shape{8, 24}, fuse(w[0], w[1], w[2], 8, 8)));
+  const QkvProjections fused = LLMFS_TRY_AT(
+      "fused", QkvProjections::from_combined({"attn.in_proj", tape.parameter(w_in)}));
+  std::vector<double> x(2 * 5 * 8);
+  for (double& v : x)
+    v = 2.0 * rng.next_unit() - 1.0;
+  const TensorValue input =
+      tape.constant(LLMFS_TRY_AT("X", Tensor::from(Shape{2, 5, 8}, x)));
+  const QkvForward a = LLMFS_TRY_AT("separate forward", separate.forward(input));
+  const QkvForward b = LLMFS_TRY_AT("fused forward", fused.forward(input));
+  for (const auto& [p, q] :
+       {std::pair{a.query, b.query}, {a.key, b.key}, {a.value, b.value}}) {
+    const Tensor left = LLMFS_TRY_AT("left", p.value());
+    f.random_compared += left.size();
+    f.random_differing += ch26_differing(left, LLMFS_TRY_AT("right", q.value()));
+  }
+  return {};
+}
+// endregion: compare-random
+
+// region: refusals
+// Calls the projections refuse: weights that disagree, a fused width that does not
+// split in three, two tapes, a zero width, an input of the wrong width.
+std::vector<std::array<std::string, 2>> refusals() {
+  Tape tape;
+  Tape other;
+  llmfs::SplitMix64 rng(26);
+  auto weight = [&tape](Shape shape) { return tape.parameter(Tensor::zeros(shape)); };
+  const QkvProjections qkv = *QkvProjections::create(tape, "attn", 2, 2, rng);
+  return {{"shape_mismatch", snippets::error_text(QkvProjections::from_weights(
+                                 {"q", weight(Shape{2, 2})}, {"k", weight(Shape{2, 3})},
+                                 {"v", weight(Shape{2, 2})}))},
+          {"two_tapes", snippets::error_text(QkvProjections::from_weights(
+                            {"q", weight(Shape{2, 2})}, {"k", weight(Shape{2, 2})},
+                            {"v", other.parameter(Tensor::zeros(Shape{2, 2}))}))},
+          {"fused_width", snippets::error_text(QkvProjections::from_combined(
+                              {"in_proj", weight(Shape{2, 5})}))},
+          {"fused_rank", snippets::error_text(QkvProjections::from_combined(
+                             {"in_proj", weight(Shape{6})}))},
+          {"zero_width",
+           snippets::error_text(QkvProjections::create(tape, "attn", 0, 2, rng))},
+          {"input_width", snippets::error_text(qkv.forward(weight(Shape{2, 3})))}};
+}
+// endregion: refusals
+
+// region: exercises
+Step<Exercises> solve_exercises() {
+  Exercises x;
+  Tape tape;
+  llmfs::SplitMix64 rng(26);
+  for (auto [d, count] :
+       {std::pair{std::size_t{64}, &x.small}, {std::size_t{768}, &x.gpt2}}) {
+    const QkvProjections qkv =
+        LLMFS_TRY_AT("count", QkvProjections::create(tape, "attn", d, d, rng));
+    *count = qkv.parameters().scalar_count();
+  }
+  x.gpt2_biases = x.gpt2 + 3 * 768;  // PyTorch's in_proj_bias [3·d]
+  // Row 2 of in_proj_weight = W_inᵀ is column 2 of W_in: column 0 of W_K.
+  const std::vector<double> w_in = fuse(kQuery, kKey, kValue, kWidth, kWidth);
+  for (std::size_t i = 0; i < kWidth; ++i)
+    x.torch_row_2.push_back(w_in[i * 3 * kWidth + 2]);
+  // The scores chapter 27 builds, S = Q·Kᵀ, with distinct and with shared weights.
+  const Tensor input = LLMFS_TRY_AT("X", Tensor::from(Shape{kWidth, kWidth}, kInput));
+  for (auto [key, out] :
+       {std::pair{&kKey, &x.asymmetry}, {&kQuery, &x.asymmetry_shared}}) {
+    const Tensor wq = LLMFS_TRY_AT("W_Q", Tensor::from(Shape{kWidth, kWidth}, kQuery));
+    const Tensor wk = LLMFS_TRY_AT("W_K", Tensor::from(Shape{kWidth, kWidth}, *key));
+    const Tensor q = LLMFS_TRY_AT("Q", llmfs::tensor::matmul(input, wq));
+    const Tensor k = LLMFS_TRY_AT("K", llmfs::tensor::matmul(input, wk));
+    const Tensor kt = LLMFS_TRY_AT("Kᵀ", llmfs::tensor::transpose(k, 0, 1));
+    const Tensor s = LLMFS_TRY_AT("S", llmfs::tensor::matmul(q, kt));
+    for (std::size_t i = 0; i < kWidth; ++i)
+      for (std::size_t j = 0; j < kWidth; ++j)
+        *out = std::max(
+            *out, std::fabs(s.values()[i * kWidth + j] - s.values()[j * kWidth + i]));
+  }
+  return x;
+}
+// endregion: exercises
+
+Step<Evidence> gather() {
+  Evidence e;
+  e.separate = LLMFS_TRY(run_pass(false));
+  e.fused = LLMFS_TRY(run_pass(true));
+  e.fusion = LLMFS_TRY(compare_layouts(e));
+  e.errors = refusals();
+  e.exercises = LLMFS_TRY(solve_exercises());
+  return e;
+}
+
+}  // namespace ch26
