@@ -38,10 +38,14 @@ std::expected<QkvProjections, NnError> ch26_projections(
 
 // Counts the entries of `a` and `b` that are not bitwise equal (== on doubles).
 std::size_t ch26_differing(const Tensor& a, const Tensor& b) {
-  std::size_t count = a.size() == b.size() ? 0 : a.size() + b.size();
-  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
-    count += a.values()[i] == b.values()[i] ? 0 : 1;
+  std::size_t count = 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    count += a.values()[i] != b.values()[i];
   return count;
+}
+
+std::vector<double> ch26_list(const Tensor& t) {
+  return {t.values().begin(), t.values().end()};
 }
 
 }  // namespace
@@ -112,6 +116,7 @@ Step<Pass> run_pass(bool fused) {
       LLMFS_TRY_AT("projections", ch26_projections(std::span(leaves).subspan(1)));
   const QkvForward out = LLMFS_TRY_AT("forward", qkv.forward(leaves[0]));
   Pass pass;
+  pass.point = point;
   const std::array<TensorValue, 3> parts = {out.query, out.key, out.value};
   for (std::size_t p = 0; p < 3; ++p) {
     // Three seeded backward passes accumulate: the backward pass of L.
@@ -131,125 +136,71 @@ Step<Pass> run_pass(bool fused) {
 // endregion: run-pass
 
 // region: compare-layouts
-// Entry by entry, bitwise: the fixture's Q, K, V and its weight gradients; PyTorch's
-// in_proj_weight is W_inᵀ, and transposing it back restores W_in.
-Step<Fusion> compare_layouts(const Evidence& passes) {
+// Entry by entry, with ==: Q, K, V and the weight gradients of the two layouts;
+// PyTorch's in_proj_weight is W_inᵀ, and transposing it back restores W_in.
+Step<Fusion> compare_layouts(const Evidence& e) {
   Fusion f;
-  f.in_projection =
-      LLMFS_TRY_AT("W_in", Tensor::from(Shape{kWidth, 3 * kWidth},
-                                        fuse(kQuery, kKey, kValue, kWidth, kWidth)));
   f.torch_in_proj =
-      LLMFS_TRY_AT("in_proj_weight", llmfs::tensor::transpose(f.in_projection, 0, 1));
+      LLMFS_TRY_AT("in_proj_weight", llmfs::tensor::transpose(e.fused.point[1], 0, 1));
   const Tensor back =
       LLMFS_TRY_AT("W_in again", llmfs::tensor::transpose(f.torch_in_proj, 0, 1));
-  f.torch_round_trip = ch26_differing(back, f.in_projection) == 0;
-  for (std::size_t p = 0; p < 3; ++p) {
-    f.fixture_differing +=
-        ch26_differing(passes.separate.outputs[p], passes.fused.outputs[p]);
-  }
-  const auto& g = passes.separate.weight_gradients;
-  auto list = [](const Tensor& t) {
-    return std::vector<double>(t.values().begin(), t.values().end());
-  };
+  f.torch_round_trip = ch26_differing(back, e.fused.point[1]) == 0;
+  for (std::size_t p = 0; p < 3; ++p)
+    f.fixture_differing += ch26_differing(e.separate.outputs[p], e.fused.outputs[p]);
+  const auto& g = e.separate.weight_gradients;
   const Tensor joined = LLMFS_TRY_AT(
       "[dW_Q | dW_K | dW_V]",
-      Tensor::from(Shape{kWidth, 3 * kWidth},
-                   fuse(list(g[0]), list(g[1]), list(g[2]), kWidth, kWidth)));
-  f.gradient_differing = ch26_differing(joined, passes.fused.weight_gradients.at(0));
-  LLMFS_TRY(compare_random(f));
+      Tensor::from(Shape{kWidth, 3 * kWidth}, fuse(ch26_list(g[0]), ch26_list(g[1]),
+                                                   ch26_list(g[2]), kWidth, kWidth)));
+  f.gradient_differing = ch26_differing(joined, e.fused.weight_gradients.at(0));
   return f;
 }
 // endregion: compare-layouts
 
-// region: compare-random
-// A seeded random case, X [2, 5, 8] and d = 8, whose sums are not exact in binary: the
-// three drawn weights fused, then every entry of Q, K and V compared with ==.
-Step<void> compare_random(Fusion& f) {
-  Tape tape;
-  llmfs::SplitMix64 rng(26);
-  const QkvProjections separate =
-      LLMFS_TRY_AT("separate", QkvProjections::create(tape, "attn", 8, 8, rng));
-  std::vector<std::vector<double>> w;
-  for (const auto& parameter : separate.parameters()) {
-    const Tensor value = LLMFS_TRY_AT("W", parameter.value.value());
-    w.emplace_back(value.values().begin(), value.values().end());
-  }
-  const Tensor w_in =
-      LLMFS_TRY_AT("W_in", Tensor::from(Shape{8, 24}, fuse(w[0], w[1], w[2], 8, 8)));
-  const QkvProjections fused = LLMFS_TRY_AT(
-      "fused", QkvProjections::from_combined({"attn.in_proj", tape.parameter(w_in)}));
-  std::vector<double> x(2 * 5 * 8);
-  for (double& v : x)
-    v = 2.0 * rng.next_unit() - 1.0;
-  const TensorValue input =
-      tape.constant(LLMFS_TRY_AT("X", Tensor::from(Shape{2, 5, 8}, x)));
-  const QkvForward a = LLMFS_TRY_AT("separate forward", separate.forward(input));
-  const QkvForward b = LLMFS_TRY_AT("fused forward", fused.forward(input));
-  for (const auto& [p, q] :
-       {std::pair{a.query, b.query}, {a.key, b.key}, {a.value, b.value}}) {
-    const Tensor left = LLMFS_TRY_AT("left", p.value());
-    f.random_compared += left.size();
-    f.random_differing += ch26_differing(left, LLMFS_TRY_AT("right", q.value()));
-  }
-  return {};
-}
-// endregion: compare-random
-
 // region: refusals
-// Calls the projections refuse: weights that disagree, a fused width that does not
-// split in three, two tapes, a zero width, an input of the wrong width.
+// Calls the projections refuse: weights that disagree, on two tapes, a fused width
+// that does not split in three, a zero width, an input of the wrong width.
 std::vector<std::array<std::string, 2>> refusals() {
   Tape tape;
   Tape other;
   llmfs::SplitMix64 rng(26);
-  auto weight = [&tape](Shape shape) { return tape.parameter(Tensor::zeros(shape)); };
+  auto w = [&tape](std::size_t cols) {
+    return tape.parameter(Tensor::zeros(Shape{2, cols}));
+  };
+  const auto elsewhere = other.parameter(Tensor::zeros(Shape{2, 2}));
   const QkvProjections qkv = *QkvProjections::create(tape, "attn", 2, 2, rng);
-  return {{"shape_mismatch", snippets::error_text(QkvProjections::from_weights(
-                                 {"q", weight(Shape{2, 2})}, {"k", weight(Shape{2, 3})},
-                                 {"v", weight(Shape{2, 2})}))},
-          {"two_tapes", snippets::error_text(QkvProjections::from_weights(
-                            {"q", weight(Shape{2, 2})}, {"k", weight(Shape{2, 2})},
-                            {"v", other.parameter(Tensor::zeros(Shape{2, 2}))}))},
-          {"fused_width", snippets::error_text(QkvProjections::from_combined(
-                              {"in_proj", weight(Shape{2, 5})}))},
-          {"fused_rank", snippets::error_text(QkvProjections::from_combined(
-                             {"in_proj", weight(Shape{6})}))},
-          {"zero_width",
-           snippets::error_text(QkvProjections::create(tape, "attn", 0, 2, rng))},
-          {"input_width", snippets::error_text(qkv.forward(weight(Shape{2, 3})))}};
+  using Q = QkvProjections;
+  return {{"shape_mismatch", snippets::error_text(Q::from_weights(
+                                 {"q", w(2)}, {"k", w(3)}, {"v", w(2)}))},
+          {"two_tapes", snippets::error_text(Q::from_weights({"q", w(2)}, {"k", w(2)},
+                                                             {"v", elsewhere}))},
+          {"fused_width", snippets::error_text(Q::from_combined({"in_proj", w(5)}))},
+          {"zero_width", snippets::error_text(Q::create(tape, "attn", 0, 2, rng))},
+          {"input_width", snippets::error_text(qkv.forward(w(3)))}};
 }
 // endregion: refusals
 
 // region: exercises
-Step<Exercises> solve_exercises() {
+Step<Exercises> solve_exercises(const Evidence& e) {
   Exercises x;
   Tape tape;
   llmfs::SplitMix64 rng(26);
   for (auto [d, count] :
-       {std::pair{std::size_t{64}, &x.small}, {std::size_t{768}, &x.gpt2}}) {
+       {std::pair<std::size_t, std::size_t*>{64, &x.small}, {768, &x.gpt2}}) {
     const QkvProjections qkv =
         LLMFS_TRY_AT("count", QkvProjections::create(tape, "attn", d, d, rng));
     *count = qkv.parameters().scalar_count();
   }
   x.gpt2_biases = x.gpt2 + 3 * 768;  // PyTorch's in_proj_bias [3·d]
-  // Row 2 of in_proj_weight = W_inᵀ is column 2 of W_in: column 0 of W_K.
-  const std::vector<double> w_in = fuse(kQuery, kKey, kValue, kWidth, kWidth);
-  for (std::size_t i = 0; i < kWidth; ++i)
-    x.torch_row_2.push_back(w_in[i * 3 * kWidth + 2]);
-  // The scores chapter 27 builds, S = Q·Kᵀ, with distinct and with shared weights.
-  const Tensor input = LLMFS_TRY_AT("X", Tensor::from(Shape{kWidth, kWidth}, kInput));
-  for (auto [key, out] :
-       {std::pair{&kKey, &x.asymmetry}, {&kQuery, &x.asymmetry_shared}}) {
-    const Tensor wq = LLMFS_TRY_AT("W_Q", Tensor::from(Shape{kWidth, kWidth}, kQuery));
-    const Tensor wk = LLMFS_TRY_AT("W_K", Tensor::from(Shape{kWidth, kWidth}, *key));
-    const Tensor q = LLMFS_TRY_AT("Q", llmfs::tensor::matmul(input, wq));
-    const Tensor k = LLMFS_TRY_AT("K", llmfs::tensor::matmul(input, wk));
-    const Tensor kt = LLMFS_TRY_AT("Kᵀ", llmfs::tensor::transpose(k, 0, 1));
+  // The scores chapter 27 builds, S = Q·Kᵀ; with W_K = W_Q they are Q·Qᵀ.
+  const Tensor& q = e.separate.outputs[0];
+  for (auto [k, out] :
+       {std::pair{&e.separate.outputs[1], &x.asymmetry}, {&q, &x.asymmetry_shared}}) {
+    const Tensor kt = LLMFS_TRY_AT("Kᵀ", llmfs::tensor::transpose(*k, 0, 1));
     const Tensor s = LLMFS_TRY_AT("S", llmfs::tensor::matmul(q, kt));
-    for (std::size_t i = 0; i < kWidth; ++i)
-      for (std::size_t j = 0; j < kWidth; ++j)
-        *out = std::max(
-            *out, std::fabs(s.values()[i * kWidth + j] - s.values()[j * kWidth + i]));
+    const Tensor st = LLMFS_TRY_AT("Sᵀ", llmfs::tensor::transpose(s, 0, 1));
+    for (std::size_t i = 0; i < s.size(); ++i)
+      *out = std::max(*out, std::fabs(s.values()[i] - st.values()[i]));
   }
   return x;
 }
@@ -261,7 +212,7 @@ Step<Evidence> gather() {
   e.fused = LLMFS_TRY(run_pass(true));
   e.fusion = LLMFS_TRY(compare_layouts(e));
   e.errors = refusals();
-  e.exercises = LLMFS_TRY(solve_exercises());
+  e.exercises = LLMFS_TRY(solve_exercises(e));
   return e;
 }
 

@@ -23,6 +23,7 @@ using snippets::Step;
 
 /// One layout's forward and backward pass on the fixture.
 struct Pass {
+  std::vector<Tensor> point;      ///< X, then W_Q, W_K, W_V or W_in
   std::array<Tensor, 3> outputs;  ///< Q, K, V [2, 2]
   double loss = 0.0;              ///< Σ Q⊙G_Q + K⊙G_K + V⊙G_V
   std::vector<Tensor> weight_gradients;  ///< ∂L/∂W_Q, ∂L/∂W_K, ∂L/∂W_V; or ∂L/∂W_in
@@ -33,22 +34,16 @@ struct Pass {
 
 /// The fused matrix and what it shows.
 struct Fusion {
-  Tensor in_projection;  ///< W_in = [W_Q | W_K | W_V] [2, 6]
-  Tensor torch_in_proj;  ///< PyTorch's in_proj_weight = W_inᵀ [6, 2]
-  bool torch_round_trip =
-      false;  ///< transposing in_proj_weight back gives W_in exactly
+  Tensor torch_in_proj;               ///< PyTorch's in_proj_weight = W_inᵀ [6, 2]
+  bool torch_round_trip = false;      ///< in_proj_weightᵀ is W_in again, exactly
   std::size_t fixture_differing = 0;  ///< entries of Q, K, V where the layouts differ
   std::size_t gradient_differing = 0;  ///< entries where ∂W_in ≠ [∂W_Q | ∂W_K | ∂W_V]
-  std::size_t random_compared = 0;   ///< entries compared on the seeded random case
-  std::size_t random_differing = 0;  ///< of them, not bitwise equal
 };
 
 /// The answers of the chapter's exercises, computed.
 struct Exercises {
-  std::size_t small = 0;            ///< 1: parameters at d = 64, no biases
-  std::size_t gpt2 = 0;             ///< 1: parameters at d = 768, no biases
-  std::size_t gpt2_biases = 0;      ///< 1: the same with PyTorch's in_proj_bias
-  std::vector<double> torch_row_2;  ///< 2: row 2 of in_proj_weight
+  std::size_t small = 0, gpt2 = 0;  ///< 1: parameters at d = 64 and d = 768, no biases
+  std::size_t gpt2_biases = 0;      ///< 1: d = 768 with PyTorch's in_proj_bias
   double asymmetry = 0.0;           ///< 3: max |S − Sᵀ| for S = Q·Kᵀ
   double asymmetry_shared = 0.0;    ///< 3: the same with W_K = W_Q
 };
@@ -67,17 +62,8 @@ struct Evidence {
                                        const std::vector<double>& key,
                                        const std::vector<double>& value, std::size_t in,
                                        std::size_t out);
-/// The fixture through one layout: forward, backward seeded with G, one gradient check.
-[[nodiscard]] Step<Pass> run_pass(bool fused);
-/// A seeded random case [2, 5, 8] through both layouts, compared entry by entry.
-[[nodiscard]] Step<void> compare_random(Fusion& fusion);
-/// The fused matrix, PyTorch's layout, and the two layouts compared entry by entry.
-[[nodiscard]] Step<Fusion> compare_layouts(const Evidence& passes);
-/// The refused calls: name and error text.
-[[nodiscard]] std::vector<std::array<std::string, 2>> refusals();
-/// The exercise answers.
-[[nodiscard]] Step<Exercises> solve_exercises();
-/// Runs the whole chapter once.
+/// Runs the whole chapter once: both layouts' passes, their comparison, the refusals
+/// and the exercises.
 [[nodiscard]] Step<Evidence> gather();
 
 /// The report, one `key=value` line per fact.

@@ -38,64 +38,50 @@ void ch26_pass(std::vector<std::string>& lines, std::string_view layout,
 
 std::string render_report(const Evidence& e) {
   std::vector<std::string> lines;
+  auto put = [&lines](std::string_view key, const auto& value) {
+    lines.push_back(fmt::format("{}={}", key, value));
+  };
   ch26_pass(lines, "separate", e.separate);
   ch26_pass(lines, "fused", e.fused);
   const Fusion& f = e.fusion;
-  lines.push_back(
-      fmt::format("fused_in_projection={}", format_tensor(f.in_projection)));
-  lines.push_back(
-      fmt::format("torch_in_proj_weight={}", format_tensor(f.torch_in_proj)));
-  lines.push_back(fmt::format("torch_round_trip_exact={}", f.torch_round_trip));
-  lines.push_back(
-      fmt::format("layouts_fixture_differing_entries={}", f.fixture_differing));
-  lines.push_back(
-      fmt::format("layouts_gradient_differing_entries={}", f.gradient_differing));
-  lines.push_back(fmt::format("layouts_random=compared:{} differing:{}",
-                              f.random_compared, f.random_differing));
+  put("fused_in_projection", format_tensor(e.fused.point[1]));
+  put("torch_in_proj_weight", format_tensor(f.torch_in_proj));
+  put("torch_round_trip_exact", f.torch_round_trip);
+  put("layouts_fixture_differing_entries", f.fixture_differing);
+  put("layouts_gradient_differing_entries", f.gradient_differing);
   for (const auto& [name, text] : e.errors)
-    lines.push_back(fmt::format("error_{}={}", name, text));
+    put("error_" + name, text);
   const Exercises& x = e.exercises;
-  lines.push_back(fmt::format("exercise_1=d64:{} d768:{} d768_with_biases:{}", x.small,
-                              x.gpt2, x.gpt2_biases));
-  lines.push_back(fmt::format("exercise_2=in_proj_weight_row_2:{}",
-                              llmfs::report::format_values(x.torch_row_2)));
-  lines.push_back(
-      fmt::format("exercise_3=distinct_max_asymmetry:{} shared_max_asymmetry:{}",
+  put("exercise_1", fmt::format("d64:{} d768:{} d768_with_biases:{}", x.small, x.gpt2,
+                                x.gpt2_biases));
+  put("exercise_2",
+      fmt::format("distinct_max_asymmetry:{} shared_max_asymmetry:{}",
                   format_number(x.asymmetry), format_number(x.asymmetry_shared)));
   return snippets::join_lines(lines);
 }
 
 // region: trace-records
-// One MATRIX record per operand of the fixture in both layouts, with the role it plays
-// and the layout it belongs to; one LAYOUTS record with the comparison's counts. The
-// diagram reads these records and recomputes nothing.
+// One MATRIX record per operand and output of the fixture, with its layout, and one
+// LAYOUTS record: the entries where the fused layout differs. The diagram reads these
+// records and recomputes nothing.
 std::string render_trace(const Evidence& e) {
   auto matrix = [](std::string_view layout, std::string_view name, const Tensor& t) {
     return record("MATRIX", "layout", layout, "name", name, "shape", t.shape(),
                   "values", t.values());
   };
   const Pass& s = e.separate;
-  const Pass& f = e.fused;
-  const Tensor x = *Tensor::from(llmfs::tensor::Shape{2, 2}, kInput);
   std::vector<std::string> lines = {
       record("FIXTURE", "tokens", 2, "d_model", 2, "parameters", s.parameters),
-      matrix("input", "X", x)};
-  const char* names[] = {"W_Q", "W_K", "W_V"};
-  const char* outputs[] = {"Q", "K", "V"};
-  const std::vector<double>* weights[] = {&kQuery, &kKey, &kValue};
-  for (std::size_t i = 0; i < 3; ++i) {
-    lines.push_back(matrix("separate", names[i],
-                           *Tensor::from(llmfs::tensor::Shape{2, 2}, *weights[i])));
-    lines.push_back(matrix("separate", outputs[i], s.outputs[i]));
-  }
-  lines.push_back(matrix("fused", "W_in", e.fusion.in_projection));
-  for (std::size_t i = 0; i < 3; ++i)
-    lines.push_back(matrix("fused", outputs[i], f.outputs[i]));
+      matrix("input", "X", s.point[0])};
+  const char* names[] = {"W_Q", "W_K", "W_V", "Q", "K", "V"};
+  for (std::size_t i = 0; i < 6; ++i)
+    lines.push_back(
+        matrix("separate", names[i], i < 3 ? s.point[i + 1] : s.outputs[i - 3]));
+  lines.push_back(matrix("fused", "W_in", e.fused.point[1]));
   lines.push_back(matrix("torch", "in_proj_weight", e.fusion.torch_in_proj));
-  lines.push_back(record("LAYOUTS", "fixture_differing", e.fusion.fixture_differing,
-                         "gradient_differing", e.fusion.gradient_differing,
-                         "random_compared", e.fusion.random_compared,
-                         "random_differing", e.fusion.random_differing));
+  const Fusion& f = e.fusion;
+  lines.push_back(record("LAYOUTS", "fixture_differing", f.fixture_differing,
+                         "gradient_differing", f.gradient_differing));
   return snippets::join_lines(lines);
 }
 // endregion: trace-records

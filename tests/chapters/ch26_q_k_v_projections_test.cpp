@@ -83,7 +83,7 @@ TEST(Fixture, WeightGradientsAreXTransposedTimesEachUpstream) {
 
 TEST(Fusion, InProjectionAndPyTorchLayout) {
   const ch26::Fusion& f = ch26_evidence().fusion;
-  EXPECT_EQ(ch26_values(f.in_projection),
+  EXPECT_EQ(ch26_values(ch26_evidence().fused.point.at(1)),
             (std::vector<double>{1, 0, 0, 3, 2, 1, 2, -1, 1, 1, 0, -2}));
   EXPECT_EQ(f.torch_in_proj.shape(), (Shape{6, 2}));
   EXPECT_EQ(ch26_values(f.torch_in_proj),
@@ -91,8 +91,6 @@ TEST(Fusion, InProjectionAndPyTorchLayout) {
   EXPECT_TRUE(f.torch_round_trip);
   EXPECT_EQ(f.fixture_differing, 0u);
   EXPECT_EQ(f.gradient_differing, 0u);
-  EXPECT_EQ(f.random_compared, 3u * 2u * 5u * 8u);
-  EXPECT_EQ(f.random_differing, 0u);
 }
 
 // 24 seeded random cases: both layouts against a naive loop, and bitwise equal.
@@ -203,7 +201,7 @@ TEST(Reference, BothLayoutsMatchPyTorchFloat64) {
 
 TEST(Errors, EachRefusalNamesWhatWasWrong) {
   const auto& errors = ch26_evidence().errors;
-  ASSERT_EQ(errors.size(), 6u);
+  ASSERT_EQ(errors.size(), 5u);
   auto text = [&errors](std::string_view name) {
     for (const auto& [n, t] : errors)
       if (n == name) return t;
@@ -213,18 +211,16 @@ TEST(Errors, EachRefusalNamesWhatWasWrong) {
             std::string::npos);
   EXPECT_NE(text("two_tapes").find("qkv projections"), std::string::npos);
   EXPECT_NE(text("fused_width").find("needs 3·out columns"), std::string::npos);
-  EXPECT_NE(text("fused_rank").find("matrix"), std::string::npos);
   EXPECT_NE(text("zero_width").find("zero width"), std::string::npos);
   EXPECT_NE(text("input_width").find("input width mismatch"), std::string::npos);
 }
 
 TEST(Exercises, AnswersMatchTheHandComputation) {
   const ch26::Exercises& x = ch26_evidence().exercises;
-  EXPECT_EQ(x.small, 3u * 64u * 64u);                     // 12,288
-  EXPECT_EQ(x.gpt2, 1769472u);                            // 3·768²
-  EXPECT_EQ(x.gpt2_biases, 1769472u + 2304u);             // + 3·768
-  EXPECT_EQ(x.torch_row_2, (std::vector<double>{0, 1}));  // column 0 of W_K
-  EXPECT_EQ(x.asymmetry, 28.0);                           // S = [[0,-21],[7,7]]
+  EXPECT_EQ(x.small, 3u * 64u * 64u);          // 12,288
+  EXPECT_EQ(x.gpt2, 1769472u);                 // 3·768²
+  EXPECT_EQ(x.gpt2_biases, 1769472u + 2304u);  // + 3·768
+  EXPECT_EQ(x.asymmetry, 28.0);                // S = [[0,-21],[7,7]]
   EXPECT_EQ(x.asymmetry_shared, 0.0);
 }
 
