@@ -28,7 +28,7 @@ using llmfs::tensor::Shape;
 constexpr std::size_t kWidth = 2;  // d_model of the fixture
 
 // Projections over tape values: (W_Q, W_K, W_V) separate, or (W_in) fused.
-std::expected<QkvProjections, NnError> ch26_projections(
+[[nodiscard]] std::expected<QkvProjections, NnError> ch26_projections(
     std::span<const TensorValue> weights) {
   if (weights.size() == 1)
     return QkvProjections::from_combined({"attn.in_proj", weights[0]});
