@@ -15,30 +15,11 @@ namespace {
 
 constexpr std::string_view kStage = "qkv projections";
 
-}  // namespace
-
-std::expected<QkvProjections, NnError> QkvProjections::create(autograd::Tape& tape,
-                                                              std::string_view prefix,
-                                                              std::size_t in,
-                                                              std::size_t out,
-                                                              SplitMix64& rng) {
-  // Validate on the first projection with a trial generator, then commit once all three
-  // exist.
-  SplitMix64 trial = rng;
-  const std::string base(prefix);
-  auto query = LLMFS_TRY(Linear::create(tape, base + ".query", in, out, false, trial));
-  auto key = LLMFS_TRY(Linear::create(tape, base + ".key", in, out, false, trial));
-  auto value = LLMFS_TRY(Linear::create(tape, base + ".value", in, out, false, trial));
-  auto projections = from_weights(query.weight(), key.weight(), value.weight());
-  if (projections) rng = trial;
-  return projections;
-}
-
-std::expected<QkvProjections, NnError> QkvProjections::from_weights(
-    NamedParameter query, NamedParameter key, NamedParameter value) {
-  auto q = LLMFS_TRY(Linear::from_parameters(query));
-  auto k = LLMFS_TRY(Linear::from_parameters(key));
-  auto v = LLMFS_TRY(Linear::from_parameters(value));
+// region: qkv-weight-checks
+// Three separate weights: the same [in, out] shape, on one tape.
+[[nodiscard]] std::expected<void, NnError> check_separate(const NamedParameter& query,
+                                                          const NamedParameter& key,
+                                                          const NamedParameter& value) {
   if (key.value.shape() != query.value.shape() ||
       value.value.shape() != query.value.shape()) {
     return reject(NnErrorCode::width_mismatch, kStage,
@@ -49,6 +30,50 @@ std::expected<QkvProjections, NnError> QkvProjections::from_weights(
       !(value.value.tape() == query.value.tape())) {
     return reject(NnErrorCode::different_tapes, kStage);
   }
+  return {};
+}
+
+// One combined weight [in, 3·out]: its column count splits into three equal blocks.
+[[nodiscard]] std::expected<void, NnError> check_combined(
+    const NamedParameter& in_projection, std::size_t columns) {
+  if (columns % 3 != 0) {
+    return reject(NnErrorCode::width_mismatch, kStage,
+                  fmt::format("combined in-projection {} needs 3·out columns",
+                              in_projection.value.shape()));
+  }
+  return {};
+}
+// endregion: qkv-weight-checks
+
+}  // namespace
+
+// region: qkv-create
+std::expected<QkvProjections, NnError> QkvProjections::create(autograd::Tape& tape,
+                                                              std::string_view prefix,
+                                                              std::size_t in,
+                                                              std::size_t out,
+                                                              SplitMix64& rng) {
+  // Draw W_Q, W_K, W_V in that order from a trial copy of the generator; commit the
+  // copy only once all three exist, so a refused call leaves `rng` where it was.
+  SplitMix64 trial = rng;
+  const std::string base(prefix);
+  auto query = LLMFS_TRY(Linear::create(tape, base + ".query", in, out, false, trial));
+  auto key = LLMFS_TRY(Linear::create(tape, base + ".key", in, out, false, trial));
+  auto value = LLMFS_TRY(Linear::create(tape, base + ".value", in, out, false, trial));
+  auto projections = from_weights(query.weight(), key.weight(), value.weight());
+  if (projections) rng = trial;
+  return projections;
+}
+// endregion: qkv-create
+
+// region: qkv-from-weights
+// Separate layout: three chapter-19 layers without bias, one per projection.
+std::expected<QkvProjections, NnError> QkvProjections::from_weights(
+    NamedParameter query, NamedParameter key, NamedParameter value) {
+  auto q = LLMFS_TRY(Linear::from_parameters(query));
+  auto k = LLMFS_TRY(Linear::from_parameters(key));
+  auto v = LLMFS_TRY(Linear::from_parameters(value));
+  LLMFS_TRY(check_separate(query, key, value));
   auto parameters = LLMFS_TRY(NamedParameters::create({query, key, value}));
   QkvProjections projections;
   projections.layout_ = QkvLayout::separate;
@@ -60,15 +85,14 @@ std::expected<QkvProjections, NnError> QkvProjections::from_weights(
   projections.parameters_ = std::move(parameters);
   return projections;
 }
+// endregion: qkv-from-weights
 
+// region: qkv-from-combined
+// Combined layout: one chapter-19 layer [in, 3·out]; each projection is out wide.
 std::expected<QkvProjections, NnError> QkvProjections::from_combined(
     NamedParameter in_projection) {
   auto combined = LLMFS_TRY(Linear::from_parameters(in_projection));
-  if (combined.output_width() % 3 != 0) {
-    return reject(NnErrorCode::width_mismatch, kStage,
-                  fmt::format("combined in-projection {} needs 3·out columns",
-                              in_projection.value.shape()));
-  }
+  LLMFS_TRY(check_combined(in_projection, combined.output_width()));
   auto parameters = LLMFS_TRY(NamedParameters::create({in_projection}));
   QkvProjections projections;
   projections.layout_ = QkvLayout::combined;
@@ -78,7 +102,9 @@ std::expected<QkvProjections, NnError> QkvProjections::from_combined(
   projections.parameters_ = std::move(parameters);
   return projections;
 }
+// endregion: qkv-from-combined
 
+// region: qkv-forward
 std::expected<QkvForward, NnError> QkvProjections::forward(
     const autograd::TensorValue& x) const {
   // x: [..., in] -> Q, K, V: [..., out]
@@ -88,7 +114,9 @@ std::expected<QkvForward, NnError> QkvProjections::forward(
     auto value = LLMFS_TRY(value_->forward(x));
     return QkvForward{std::move(query), std::move(key), std::move(value)};
   }
-  auto packed = LLMFS_TRY(combined_->forward(x));  // [..., 3·out]
+  // One product [..., 3·out], cut into its column blocks [Q | K | V] on the tape: the
+  // cut's backward writes each block's gradient back into its own columns.
+  auto packed = LLMFS_TRY(combined_->forward(x));
   std::vector<autograd::TensorValue> blocks;
   for (std::size_t block = 0; block < 3; ++block) {
     auto taken =
@@ -98,5 +126,6 @@ std::expected<QkvForward, NnError> QkvProjections::forward(
   }
   return QkvForward{std::move(blocks[0]), std::move(blocks[1]), std::move(blocks[2])};
 }
+// endregion: qkv-forward
 
 }  // namespace llmfs::nn

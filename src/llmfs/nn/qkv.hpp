@@ -18,6 +18,7 @@
 
 namespace llmfs::nn {
 
+// region: qkv-types
 /// The three projections of one input `[..., in]`, each `[..., out]`.
 struct QkvForward {
   autograd::TensorValue query;  ///< `Q = X·W_Q`, `[..., out]`
@@ -31,6 +32,7 @@ enum class QkvLayout {
   combined,  ///< one matrix `W_in = [W_Q | W_K | W_V]`, `[in, 3·out]` (PyTorch's
              ///< layout)
 };
+// endregion: qkv-types
 
 /// `Q = X·W_Q`, `K = X·W_K`, `V = X·W_V`, no biases (Vaswani et al. 2017 §3.2.2;
 /// Chapter 26).
@@ -39,6 +41,7 @@ enum class QkvLayout {
 /// product of an input row with the same column, summed in the same order.
 class QkvProjections {
  public:
+  // region: qkv-create-api
   /// Creates `<prefix>.query.weight`, `<prefix>.key.weight`, `<prefix>.value.weight`,
   /// each
   /// `[in, out]`, drawn in that order (see Linear::create). A rejected call leaves
@@ -61,7 +64,9 @@ class QkvProjections {
   ///         column count is not a multiple of 3 (stage `"qkv projections"`).
   [[nodiscard]] static std::expected<QkvProjections, NnError> from_combined(
       NamedParameter in_projection);
+  // endregion: qkv-create-api
 
+  // region: qkv-forward-api
   /// `x [..., in] -> Q, K, V [..., out]`. In the combined layout one product `x·W_in`
   /// `[..., 3·out]` is cut into three column blocks on the tape.
   /// \return the errors of Linear::forward, or NnErrorCode::autograd for the column
@@ -79,6 +84,7 @@ class QkvProjections {
   [[nodiscard]] std::size_t input_width() const noexcept { return input_width_; }
   /// `out`: the width of each of Q, K and V.
   [[nodiscard]] std::size_t output_width() const noexcept { return output_width_; }
+  // endregion: qkv-forward-api
 
  private:
   QkvProjections() = default;
