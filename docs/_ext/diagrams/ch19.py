@@ -10,37 +10,14 @@ Everything drawn is read from the records; nothing is recomputed.
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, items, need, of_kind
+from diagrams.common import esc, flow, items, matrix_box, need, of_kind
 
 TITLE = "A linear layer forward and backward, and the square-matrix trap"
 
 
 def _matrix(record):
-    name, role, shape, values = need(record, "name", "role", "shape", "values")
-    dims = [int(d) for d in items(shape)]
-    cells = items(values)
-    columns = dims[-1] if dims else 1
-    if len(cells) % columns:
-        raise TraceFormatError("trace.txt", record.line, f"{len(cells)} values for shape {shape}")
-    rows = [cells[i:i + columns] for i in range(0, len(cells), columns)]
-    body = "".join("<tr>" + "".join(f'<td class="llmfs-num">{esc(v)}</td>' for v in row) + "</tr>"
-                   for row in rows)
-    html = (f'<div class="llmfs-box"><div class="llmfs-box-title">{esc(name)} '
-            f'<span class="llmfs-shape">{esc(shape)}</span></div>'
-            f'<table class="llmfs-table"><tbody>{body}</tbody></table>'
-            f'<div class="llmfs-box-note">{esc(role)}</div></div>')
-    text = f"{name} {shape} ({role}): " + "; ".join("(" + ", ".join(r) + ")" for r in rows)
-    return html, text
-
-
-def _flow(parts, operators):
-    """Boxes joined by the operators between them (`·`, `+`, `=`), or by a gap ("")."""
-    out = [parts[0]]
-    for op, part in zip(operators, parts[1:]):
-        if op:
-            out.append(f'<span class="llmfs-mono" aria-hidden="true">{esc(op)}</span>')
-        out.append(part)
-    return '<div class="llmfs-flow">' + "".join(out) + "</div>"
+    name, role = need(record, "name", "role")
+    return matrix_box(record, name, role)
 
 
 def render(records):
@@ -58,8 +35,8 @@ def render(records):
     text += ["- " + drawn[n][1] for n in ("X", "W", "b", "Y")]
     text.append("Backward, from the upstream G:")
     text += ["- " + drawn[n][1] for n in ("G", "dW", "db", "dX")]
-    forward = _flow([drawn[n][0] for n in ("X", "W", "b", "Y")], ["·", "+", "="])
-    backward = _flow([drawn[n][0] for n in ("G", "dW", "db", "dX")], ["", "", ""])
+    forward = flow([drawn[n][0] for n in ("X", "W", "b", "Y")], ["·", "+", "="])
+    backward = flow([drawn[n][0] for n in ("G", "dW", "db", "dX")], ["", "", ""])
     trap_rows = []
     text.append("The square trap, X = the same input, W = [[1,2],[3,4]] stored [in, out]:")
     for t in traps:

@@ -12,39 +12,12 @@ Everything drawn is read from the records; nothing is recomputed.
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, items, need, of_kind, single
+from diagrams.common import esc, flow, items, matrix_box, need, of_kind, single
 
 TITLE = "Three projections, one fused matrix, and PyTorch's in_proj_weight"
 
-def _rows(record):
-    shape, values = need(record, "shape", "values")
-    dims = [int(d) for d in items(shape)]
-    cells = items(values)
-    columns = dims[-1] if dims else 1
-    if not dims or len(cells) % columns:
-        raise TraceFormatError("trace.txt", record.line, f"{len(cells)} values for shape {shape}")
-    return shape, [cells[i:i + columns] for i in range(0, len(cells), columns)]
-
-
 def _box(name, record, role):
-    shape, rows = _rows(record)
-    body = "".join("<tr>" + "".join(f'<td class="llmfs-num">{esc(v)}</td>' for v in row) + "</tr>"
-                   for row in rows)
-    html = (f'<div class="llmfs-box"><div class="llmfs-box-title">{esc(name)} '
-            f'<span class="llmfs-shape">{esc(shape)}</span></div>'
-            f'<table class="llmfs-table"><tbody>{body}</tbody></table>'
-            f'<div class="llmfs-box-note">{esc(role)}</div></div>')
-    text = f"{name} {shape} ({role}): " + "; ".join("(" + ", ".join(r) + ")" for r in rows)
-    return html, text
-
-
-def _flow(parts, operators):
-    out = [parts[0]]
-    for op, part in zip(operators, parts[1:]):
-        if op:
-            out.append(f'<span class="llmfs-mono" aria-hidden="true">{esc(op)}</span>')
-        out.append(part)
-    return '<div class="llmfs-flow">' + "".join(out) + "</div>"
+    return matrix_box(record, name, role)
 
 
 def render(records):
@@ -67,7 +40,7 @@ def render(records):
     for i, (w, out) in enumerate((("W_Q", "Q"), ("W_K", "K"), ("W_V", "V"))):
         wb = _box(w, by_name[("separate", w)], "[in, out]")
         ob = _box(out, by_name[("separate", out)], f"X·{w}")
-        rows.append(_flow([x[0], wb[0], ob[0]], ["·", "="]))
+        rows.append(flow([x[0], wb[0], ob[0]], ["·", "="]))
         text += ["- " + wb[1], "- " + ob[1]]
     fused = _box("W_in", by_name[("fused", "W_in")], "[W_Q | W_K | W_V], column blocks of width d")
     torch = _box("in_proj_weight", by_name[("torch", "in_proj_weight")], "PyTorch: W_inᵀ, row blocks Q, K, V")
@@ -78,7 +51,7 @@ def render(records):
              f"where ∂W_in differs from [∂W_Q | ∂W_K | ∂W_V]: {gradient}."]
     html = ('<p class="llmfs-muted">Separate: Q = X·W_Q, K = X·W_K, V = X·W_V</p>' + "".join(rows) +
             '<p class="llmfs-muted">Fused: the same weights side by side (columns), and '
-            "PyTorch's layout (rows)</p>" + _flow([fused[0], torch[0]], ["ᵀ ="]) +
+            "PyTorch's layout (rows)</p>" + flow([fused[0], torch[0]], ["ᵀ ="]) +
             f'<p class="llmfs-muted">Entries that differ between the layouts: Q, K, V {esc(differing)}; '
             f"weight gradient {esc(gradient)}.</p>")
     return html, "\n".join(text)

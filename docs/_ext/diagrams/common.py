@@ -65,3 +65,33 @@ def bar(weight_text: str, label: str, css_class: str) -> str:
         f'stroke-width="0.5" opacity="0.5"/>'
         f'<rect x="1" y="1" width="{width:.3f}" height="6" fill="currentColor"/></svg>'
     )
+
+
+def matrix_box(record, name: str, role: str) -> tuple[str, str]:
+    """A MATRIX record (shape=[..,c], values=[..]) as a titled table of its rows, and its text
+    alternative `name shape (role): (row); (row)`."""
+    shape, values = need(record, "shape", "values")
+    dims = [int(d) for d in items(shape)]
+    cells = items(values)
+    columns = dims[-1] if dims else 1
+    if not dims or len(cells) % columns:
+        raise TraceFormatError("trace.txt", record.line, f"{len(cells)} values for shape {shape}")
+    rows = [cells[i:i + columns] for i in range(0, len(cells), columns)]
+    body = "".join("<tr>" + "".join(f'<td class="llmfs-num">{esc(v)}</td>' for v in row) + "</tr>"
+                   for row in rows)
+    html = (f'<div class="llmfs-box"><div class="llmfs-box-title">{esc(name)} '
+            f'<span class="llmfs-shape">{esc(shape)}</span></div>'
+            f'<table class="llmfs-table"><tbody>{body}</tbody></table>'
+            f'<div class="llmfs-box-note">{esc(role)}</div></div>')
+    text = f"{name} {shape} ({role}): " + "; ".join("(" + ", ".join(r) + ")" for r in rows)
+    return html, text
+
+
+def flow(parts: list[str], operators: list[str]) -> str:
+    """Boxes joined by the operators between them (`·`, `+`, `=`), or by a gap ("")."""
+    out = [parts[0]]
+    for op, part in zip(operators, parts[1:]):
+        if op:
+            out.append(f'<span class="llmfs-mono" aria-hidden="true">{esc(op)}</span>')
+        out.append(part)
+    return '<div class="llmfs-flow">' + "".join(out) + "</div>"
