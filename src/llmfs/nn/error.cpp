@@ -18,6 +18,9 @@ std::string_view describe(NnErrorCode code) noexcept {
     case NnErrorCode::input_rank:
       return "input must have at least two axes [..., T, in]";
     case NnErrorCode::input_width: return "input width mismatch";
+    case NnErrorCode::bad_scale: return "scale must be finite and non-negative";
+    case NnErrorCode::token_count: return "token grid is not B·T ids";
+    case NnErrorCode::token_out_of_range: return "token id outside the vocabulary";
     case NnErrorCode::autograd: return "tape operation failed";
   }
   return "unknown nn error";

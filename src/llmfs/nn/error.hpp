@@ -1,8 +1,8 @@
 // Chapter 17
 #pragma once
 /// \file
-/// \brief The nn module's one typed error: parameters, initialization, Linear and Q/K/V
-/// projections (Chapters 17, 19 and 26).
+/// \brief The nn module's one typed error: parameters, initialization, token
+/// embeddings, Linear and Q/K/V projections (Chapters 17, 18, 19 and 26).
 
 #include <optional>
 #include <string>
@@ -31,7 +31,10 @@ enum class NnErrorCode {
                     ///< shapes
   input_rank,       ///< the input has fewer than two axes `[..., T, in]`
   input_width,      ///< the input's last axis differs from the layer's input width
-  autograd,         ///< a tape operation failed; `cause` holds its AutogradError
+  bad_scale,        ///< an initialization scale is negative, infinite or NaN
+  token_count,      ///< a token grid does not hold B·T ids
+  token_out_of_range,  ///< a token id is outside `[0, V)`
+  autograd,            ///< a tape operation failed; `cause` holds its AutogradError
 };
 
 /// The fixed description of a code, e.g. `"duplicate parameter name"`.

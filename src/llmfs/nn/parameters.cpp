@@ -5,6 +5,7 @@
 
 namespace llmfs::nn {
 
+// region: named-parameters-checks
 std::expected<NamedParameters, NnError> NamedParameters::create(
     std::vector<NamedParameter> parameters) {
   for (std::size_t i = 0; i < parameters.size(); ++i) {
@@ -29,6 +30,7 @@ std::expected<NamedParameters, NnError> NamedParameters::create(
   }
   return NamedParameters(std::move(parameters));
 }
+// endregion: named-parameters-checks
 
 const NamedParameter* NamedParameters::find(std::string_view name) const noexcept {
   for (const auto& parameter : items_) {

@@ -15,12 +15,14 @@
 
 namespace llmfs::nn {
 
+// region: named-parameter
 /// A learned tensor and its name, e.g. `attention.query.weight` with a `[4,4]` tape
 /// value. Checkpoints and reports address parameters by this name.
 struct NamedParameter {
   std::string name;             ///< dotted name: `<layer>.<role>.weight`
   autograd::TensorValue value;  ///< the tape node (normally a Tape::parameter leaf)
 };
+// endregion: named-parameter
 
 /// An ordered collection of parameters with unique names and distinct tape nodes.
 ///
