@@ -1,14 +1,15 @@
 #pragma once
-// The benchmarks' inputs: values drawn uniformly from [−bound, bound) by a seeded
-// std::mt19937_64, so every run times the same numbers (the values never matter to the
-// timings, only that they are finite and not special).
+// The benchmarks' inputs: values drawn uniformly from [−bound, bound) by the course's
+// generator, SplitMix64 (Chapter 6), top 53 bits × 2⁻⁵³, so every run on every standard
+// library times the same numbers (the values never matter to the timings, only that
+// they are finite and not special).
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <vector>
 
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/tensor/tensor.hpp>
 
 namespace llmfs::bench {
@@ -17,11 +18,10 @@ namespace llmfs::bench {
 [[nodiscard]] inline std::vector<double> uniform_values(std::size_t count,
                                                         std::uint64_t seed,
                                                         double bound = 1.0) {
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> dist(-bound, bound);
+  SplitMix64 rng(seed);
   std::vector<double> values(count);
   for (double& v : values)
-    v = dist(engine);
+    v = bound * (2.0 * rng.next_unit() - 1.0);
   return values;
 }
 

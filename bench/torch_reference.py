@@ -9,6 +9,9 @@ Times the same cases as build/<dir>/bin/llmfs_bench, on one thread:
   (full-width projections, head split, RoPE on adjacent pairs of Q and K, additive causal
   mask, softmax, A·V, merge, W_O; loss = sum(output) for the backward pass).
 
+With --square N,N,… (chapter 11's loop-order benchmark, tools/run-loop-order-bench.sh) it
+times only torch.matmul of two n×n float64 matrices, on 1 and on 2 threads, instead.
+
 Prints one JSON object: the environment (torch version, thread count, the BLAS library torch
 actually loaded, OPENBLAS_CORETYPE) and per case the CPU time per iteration in milliseconds.
 """
@@ -87,7 +90,39 @@ def multi_head(x, wq, wk, wv, wo, heads, cos, sin, mask):
     return merged @ wo
 
 
+def environment():
+    return {
+        "torch": torch.__version__,
+        "threads": torch.get_num_threads(),
+        "blas_loaded": loaded_blas(),
+        "blas_info": next((part.split("=", 1)[1] for part in torch.__config__.show().replace(",", "\n").split()
+                           if part.startswith("BLAS_INFO=")), "unknown"),
+        "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
+    }
+
+
+def square(sizes):
+    """torch.matmul of n×n float64 matrices (uniform in [-1, 1)), per n on 1 and 2 threads."""
+    torch.manual_seed(0)
+    results = {}
+    for n in sizes:
+        a = torch.rand(n, n, dtype=torch.float64) * 2 - 1
+        b = torch.rand(n, n, dtype=torch.float64) * 2 - 1
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            with torch.no_grad():
+                results[f"torch/{threads}/{n}"] = time_case(lambda: a @ b)
+    env = environment()
+    env["threads"] = "1 and 2"
+    json.dump({"env": env, "cases": {k: {"cpu_ms": c, "wall_ms": w, "iterations": i}
+                                      for k, (c, w, i) in results.items()}}, sys.stdout, indent=1)
+    print()
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--square":
+        square([int(x) for x in sys.argv[2].split(",")])
+        return
     torch.set_num_threads(1)
     torch.manual_seed(0)
     dtype = torch.float64
@@ -124,14 +159,7 @@ def main():
         results[f"mha/forward/{tag}"] = time_case(forward)
         results[f"mha/forward_backward/{tag}"] = time_case(forward_backward)
 
-    env = {
-        "torch": torch.__version__,
-        "threads": torch.get_num_threads(),
-        "blas_loaded": loaded_blas(),
-        "blas_info": next((part.split("=", 1)[1] for part in torch.__config__.show().replace(",", "\n").split()
-                           if part.startswith("BLAS_INFO=")), "unknown"),
-        "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "(unset)"),
-    }
+    env = environment()
     json.dump({"env": env, "cases": {k: {"cpu_ms": c, "wall_ms": w, "iterations": n}
                                       for k, (c, w, n) in results.items()}}, sys.stdout, indent=1)
     print()

@@ -1,8 +1,11 @@
 // Chapter 11
 #include "evidence.hpp"
 
-#include <random>
+#include <bit>
+#include <cmath>
 #include <set>
+
+#include <llmfs/core/splitmix64.hpp>
 
 namespace ch11 {
 
@@ -10,12 +13,13 @@ using llmfs::tensor::matmul;
 using snippets::Step;
 
 std::pair<Tensor, Tensor> random_operands() {
+  // Chapter 6's generator and draw: the top 53 bits of a SplitMix64 output times 2⁻⁵³,
+  // uniform in [0, 1), stretched to [−1, 1). Every standard library draws the same.
   auto uniform = [](Shape shape, std::uint64_t seed) {
-    std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<double> dist(-1.0, 1.0);
+    llmfs::SplitMix64 rng(seed);
     Tensor t = Tensor::zeros(std::move(shape));
     for (double& v : t.mutable_values())
-      v = dist(engine);
+      v = 2.0 * rng.next_unit() - 1.0;
     return t;
   };
   return {uniform(Shape{kRandomN, kRandomK}, 11),
@@ -76,21 +80,38 @@ std::vector<std::size_t> inner_loop_reads(LoopOrder order, std::size_t n, std::s
 // endregion: loop-orders
 
 // region: compare-orders
-// The library's i-p-j kernel on a random [37,53]·[53,29] (the naive i-j-k loop gives
-// the same bits: the chapter test checks it); then every sum run from p = k−1 down to
-// 0, which changes the rounding. Returns how many of the elements differ.
-Step<std::size_t> reversed_sums_differ() {
+// The library's kernel on a random [37,53]·[53,29] (the naive i-j-k loop gives the same
+// bits: the chapter test checks it); then each sum run from p = k−1 down to 0, split in
+// two halves added at the end, and with each multiply-add fused, std::fma(a, b, sum):
+// one rounding per term instead of two. Counts the elements each changes.
+Step<OrderChanges> changed_sums() {
   const auto [a, b] = random_operands();
   const Tensor library = LLMFS_TRY_AT("random a·b", matmul(a, b));
-  std::size_t differ = 0;
+  OrderChanges x;
   for (std::size_t i = 0; i < kRandomN; ++i)
     for (std::size_t j = 0; j < kRandomM; ++j) {
-      double backwards = 0.0;
-      for (std::size_t p = kRandomK; p-- > 0;)
-        backwards += a.values()[i * kRandomK + p] * b.values()[p * kRandomM + j];
-      differ += backwards != library.values()[i * kRandomM + j] ? 1 : 0;
+      double backwards = 0.0, halves[2] = {0.0, 0.0}, fused = 0.0;
+      for (std::size_t p = kRandomK; p-- > 0;) {
+        const double term = a.values()[i * kRandomK + p] * b.values()[p * kRandomM + j];
+        backwards += term;
+      }
+      for (std::size_t p = 0; p < kRandomK; ++p) {
+        const double ap = a.values()[i * kRandomK + p],
+                     bp = b.values()[p * kRandomM + j];
+        halves[2 * p / kRandomK] += ap * bp;
+        fused = std::fma(ap, bp, fused);
+      }
+      const double separate = library.values()[i * kRandomM + j];
+      x.reversed_differ += backwards != separate ? 1 : 0;
+      x.split_differ += halves[0] + halves[1] != separate ? 1 : 0;
+      if (fused != separate && x.fused_differ++ == 0) {
+        // Two doubles of one sign are as many ulps apart as their bit patterns.
+        const auto ulps =
+            std::bit_cast<std::int64_t>(fused) - std::bit_cast<std::int64_t>(separate);
+        x.first_fused = {i, j, separate, fused, ulps < 0 ? -ulps : ulps};
+      }
     }
-  return differ;
+  return x;
 }
 // endregion: compare-orders
 
@@ -150,9 +171,11 @@ Step<Evidence> gather() {
   const auto grid =
       matmul(Tensor::zeros(Shape{2, 1, 2, 3}), Tensor::zeros(Shape{3, 3, 2}));
   e.broadcast_batch = LLMFS_TRY_AT("batch broadcast", grid).shape();
-  e.reversed_differ = LLMFS_TRY_AT("loop orders", reversed_sums_differ());
+  e.changes = LLMFS_TRY_AT("sum orders", changed_sums());
   e.reads = {inner_loop_reads(LoopOrder::ijk, 2, 3, 2),
              inner_loop_reads(LoopOrder::ikj, 2, 3, 2)};
+  e.walks = {inner_loop_reads(LoopOrder::ijk, kWalkK, kWalkK, kWalkM),
+             inner_loop_reads(LoopOrder::ikj, kWalkK, kWalkK, kWalkM)};
   e.errors = shape_errors();
   e.exercises = LLMFS_TRY_AT("exercises", solve_exercises());
   return e;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -37,14 +38,31 @@ struct Exercises {
   std::array<std::size_t, 2> elements_read{};  ///< 3: b elements per inner loop
 };
 
+/// One dot product of the random case computed two ways.
+struct FusedCase {
+  std::size_t i = 0, j = 0;  ///< the element c[i,j]
+  double separate = 0.0;     ///< round(round(a·b) + sum) per term: the library's value
+  double fused = 0.0;        ///< std::fma(a, b, sum) per term: one rounding per term
+  std::int64_t ulps = 0;     ///< how many doubles apart the two are
+};
+
+/// What changing the sum does to the random product's 1,073 elements.
+struct OrderChanges {
+  std::size_t reversed_differ = 0;  ///< elements that change if each sum runs backwards
+  std::size_t split_differ = 0;     ///< … if each sum is two halves added at the end
+  std::size_t fused_differ = 0;     ///< elements that change if each term is fused
+  FusedCase first_fused;            ///< the first element the fusing changes
+};
+
 /// Everything the report and the trace print.
 struct Evidence {
   Tensor product;         ///< a·b, [2,2]
   double flops = 0.0;     ///< 2·2·3·2
   Tensor stacked;         ///< [a; selector]·b, [2,2,2] (b broadcast over the batch)
   Shape broadcast_batch;  ///< the shape of [2,1,2,3]·[3,3,2]
-  std::size_t reversed_differ = 0;  ///< elements that change if each sum runs backwards
+  OrderChanges changes;   ///< reversed and fused sums against the library
   std::array<std::vector<std::size_t>, 2> reads;   ///< inner-loop b offsets (ijk, ikj)
+  std::array<std::vector<std::size_t>, 2> walks;   ///< the same on the diagram's b
   std::vector<std::array<std::string, 2>> errors;  ///< name and error text
   Exercises exercises;                             ///< the exercise answers
 };

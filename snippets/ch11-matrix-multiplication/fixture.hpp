@@ -18,6 +18,8 @@ inline constexpr std::array<double, 6> kRight{7, 8, 9, 10, 11, 12};
 inline constexpr std::array<double, 6> kSelector{1, 0, 0, 0, 1, 0};
 /// The random comparison of the naive triple loop with the library: [n,k]·[k,m].
 inline constexpr std::size_t kRandomN = 37, kRandomK = 53, kRandomM = 29;
+/// The diagram's walk: b of [kWalkK, kWalkM] doubles, two 64-byte cache lines per row.
+inline constexpr std::size_t kWalkK = 8, kWalkM = 16;
 // endregion: fixture
 
 }  // namespace ch11

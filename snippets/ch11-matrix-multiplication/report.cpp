@@ -18,8 +18,15 @@ std::string render_report(const Evidence& e) {
       fmt::format("batch_broadcast=[2,1,2,3]·[3,3,2]:{}", e.broadcast_batch),
       fmt::format("inner_reads=ijk:[{}] ikj:[{}]", fmt::join(e.reads[0], ","),
                   fmt::join(e.reads[1], ",")),
-      fmt::format("orders=reversed_sums_differ_in:{}_of_{}", e.reversed_differ,
-                  kRandomN * kRandomM)};
+      fmt::format(
+          "orders=reversed_sums_differ_in:{}_of_{} split_sums_differ_in:{}_of_{}",
+          e.changes.reversed_differ, kRandomN * kRandomM, e.changes.split_differ,
+          kRandomN * kRandomM),
+      fmt::format("contraction=fused_sums_differ_in:{}_of_{} first:c[{},{}] "
+                  "separate:{:.17g} fused:{:.17g} ulps:{}",
+                  e.changes.fused_differ, kRandomN * kRandomM, e.changes.first_fused.i,
+                  e.changes.first_fused.j, e.changes.first_fused.separate,
+                  e.changes.first_fused.fused, e.changes.first_fused.ulps)};
   for (const auto& [name, text] : e.errors)
     lines.push_back(fmt::format("error_{}={}", name, text));
   lines.push_back(fmt::format("exercise_1=flops:{}", x.linear_flops));
@@ -34,8 +41,9 @@ std::string render_report(const Evidence& e) {
 }
 
 // region: trace-records
-// ENTRY per element of a·b with its terms a[i,p]·b[p,j] and the value; READS per loop
-// order with the b offsets its first inner loop visits. The diagram draws these.
+// ENTRY per element of a·b with its terms a[i,p]·b[p,j] and the value; WALK per loop
+// order with the b offsets its first inner loop visits on an 8×16 b, and the 64-byte
+// cache lines those reads fall in. The diagram draws these.
 std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
   const std::size_t k = 3, m = 2;
@@ -48,9 +56,17 @@ std::string render_trace(const Evidence& e) {
                                     fmt::join(terms, ","),
                                     e.product.values()[i * m + j]));
     }
-  for (std::size_t o = 0; o < 2; ++o)
-    records.push_back(fmt::format("READS|order={}|b_offsets={}", o ? "i-k-j" : "i-j-k",
-                                  fmt::join(e.reads[o], ",")));
+  constexpr std::size_t line_doubles = 64 / sizeof(double);
+  for (std::size_t o = 0; o < 2; ++o) {
+    std::vector<std::size_t> lines;
+    for (const std::size_t offset : e.walks[o])
+      if (lines.empty() || lines.back() != offset / line_doubles)
+        lines.push_back(offset / line_doubles);
+    records.push_back(fmt::format(
+        "WALK|order={}|rows={}|cols={}|line_doubles={}|b_offsets={}|lines={}",
+        o ? "i-k-j" : "i-j-k", kWalkK, kWalkM, line_doubles, fmt::join(e.walks[o], ","),
+        fmt::join(lines, ",")));
+  }
   return snippets::join_lines(records);
 }
 // endregion: trace-records

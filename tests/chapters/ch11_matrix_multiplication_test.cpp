@@ -1,6 +1,10 @@
 // Chapter 11: the chapter's claims on the fixture, each expected value derived by hand
 // beside its assertion (row-times-column sums of small integers), never taken from the
 // code under test.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -58,11 +62,60 @@ TEST(Ch11Orders, NaiveLoopHasTheLibrarysBits) {
 TEST(Ch11Orders, DifferentSumsDifferentBitsDifferentWalks) {
   const auto& e = ch11_evidence();
   // Summing backwards changes the rounding of some of the 37·29 = 1073 elements.
-  EXPECT_GT(e.reversed_differ, 0u);
-  EXPECT_LT(e.reversed_differ, 37u * 29u);
+  EXPECT_GT(e.changes.reversed_differ, 0u);
+  EXPECT_LT(e.changes.reversed_differ, 37u * 29u);
+  // Two halves of each sum added at the end: another order, other roundings.
+  EXPECT_GT(e.changes.split_differ, 0u);
+  EXPECT_LT(e.changes.split_differ, 37u * 29u);
   // i-j-k reads b[0,0], b[1,0], b[2,0] (offsets 0, 2, 4); i-k-j reads b[0,0], b[0,1].
   EXPECT_EQ(e.reads[0], (std::vector<std::size_t>{0, 2, 4}));
   EXPECT_EQ(e.reads[1], (std::vector<std::size_t>{0, 1}));
+}
+
+TEST(Ch11Orders, TheDiagramsWalksThroughAnEightBySixteenB) {
+  const auto& e = ch11_evidence();
+  // i-j-k: b[0,0], b[1,0], …, b[7,0], offsets 16·p: 8 reads, each in its own 64-byte
+  // line (8 doubles). i-k-j: b[0,0] … b[0,15], offsets 0 … 15: 16 reads, 2 lines.
+  std::vector<std::size_t> column, row;
+  for (std::size_t p = 0; p < 8; ++p)
+    column.push_back(16 * p);
+  for (std::size_t j = 0; j < 16; ++j)
+    row.push_back(j);
+  EXPECT_EQ(e.walks[0], column);
+  EXPECT_EQ(e.walks[1], row);
+  const std::string trace = ch11::render_trace(e);
+  EXPECT_NE(trace.find("|lines=0,2,4,6,8,10,12,14\n"), std::string::npos);
+  EXPECT_NE(trace.find("|lines=0,1\n"), std::string::npos);
+}
+
+// A fused multiply-add rounds a·b + c once; the build's -ffp-contract=off keeps the
+// library's two roundings, round(round(a·b) + c).
+TEST(Ch11Contraction, FusingRoundsOnceAndChangesTheBits) {
+  // By hand: (1 + 2⁻³⁰)(1 − 2⁻³⁰) = 1 − 2⁻⁶⁰ exactly, which rounds to 1 (the doubles
+  // next to 1 are 2⁻⁵³ apart): 1 − 1 = 0 with two roundings, −2⁻⁶⁰ with one.
+  volatile double x = 1.0 + 0x1p-30, y = 1.0 - 0x1p-30, c = -1.0;
+  EXPECT_EQ(x * y + c, 0.0);
+  EXPECT_EQ(std::fma(x, y, c), -0x1p-60);
+  // The program's random case: the reported element, recomputed here.
+  const auto& e = ch11_evidence();
+  const auto& f = e.changes.first_fused;
+  EXPECT_GT(e.changes.fused_differ, 0u);
+  EXPECT_LT(e.changes.fused_differ, 37u * 29u);
+  const auto [a, b] = ch11::random_operands();
+  double separate = 0.0, fused = 0.0;
+  for (std::size_t p = 0; p < 53; ++p) {
+    separate += a.values()[f.i * 53 + p] * b.values()[p * 29 + f.j];
+    fused = std::fma(a.values()[f.i * 53 + p], b.values()[p * 29 + f.j], fused);
+  }
+  EXPECT_EQ(f.separate, separate);
+  EXPECT_EQ(f.fused, fused);
+  EXPECT_NE(f.fused, f.separate);
+  // ulps: the count of doubles from one to the other, stepping with std::nextafter.
+  std::int64_t steps = 0;
+  for (double v = std::min(f.fused, f.separate); v < std::max(f.fused, f.separate);
+       v = std::nextafter(v, std::numeric_limits<double>::infinity()))
+    ++steps;
+  EXPECT_EQ(f.ulps, steps);
 }
 
 TEST(Ch11Errors, EveryShapeErrorIsTypedAndNamed) {

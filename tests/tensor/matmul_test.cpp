@@ -1,3 +1,5 @@
+#include <array>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -106,6 +108,35 @@ TEST(Matmul, RejectsBatchAxesThatDoNotBroadcast) {
   EXPECT_EQ(
       fmt::format("{}", r.error()),
       "matmul: shapes do not broadcast: [2,2,3] and [3,3,2] (batch axes [2] and [3])");
+}
+
+// Chapter 11's fast path under the sanitizers: every path this processor runs, on 1, 2
+// and 3 threads (split even though the product is small), across the column, inner and
+// row blocks' edges and a batch whose rows the slabs cut mid-matrix, against the
+// teaching loop bit for bit.
+TEST(Matmul, FastPathsAndThreadsMatchTheTeachingLoopBitwise) {
+  using llmfs::tensor::MatmulOptions;
+  using llmfs::tensor::MatmulPath;
+  const std::array<std::array<std::size_t, 4>, 4> cases{
+      {{3, 67, 131, 45}, {1, 5, 129, 1025}, {2, 257, 9, 33}, {4, 1, 1, 1}}};
+  for (const auto& [batch, n, k, m] : cases) {
+    const Tensor a = random_tensor(Shape{batch, n, k}, 51 + n);
+    const Tensor b = random_tensor(Shape{k, m}, 52 + m);
+    const auto teaching = llmfs::tensor::matmul(a, b, {MatmulPath::teaching, 1});
+    ASSERT_TRUE(teaching.has_value());
+    for (const MatmulPath path :
+         {MatmulPath::portable, MatmulPath::avx2, MatmulPath::avx512f}) {
+      if (!llmfs::tensor::matmul_path_supported(path)) continue;
+      for (const std::size_t threads : {1, 2, 3}) {
+        const auto fast =
+            llmfs::tensor::matmul(a, b, MatmulOptions{path, threads, 0.0});
+        ASSERT_TRUE(fast.has_value());
+        EXPECT_TRUE(bitwise_equal(*fast, *teaching))
+            << fmt::format("{}·{} {} threads {}", a.shape(), b.shape(),
+                           llmfs::tensor::matmul_path_name(path), threads);
+      }
+    }
+  }
 }
 
 }  // namespace

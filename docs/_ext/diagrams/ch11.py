@@ -1,18 +1,23 @@
 """Chapter 11 diagram: the fixture's product a·b, each element as the dot product of a row of
-a and a column of b, and the order in which the first inner loop of each loop order reads b.
+a and a column of b; then, on a larger b, the addresses the first inner loop of each loop
+order reads, with the 64-byte cache lines they fall in.
 
 Records (snippets/ch11-matrix-multiplication/trace.txt):
   ENTRY|i=|j=|terms=a*b,a*b,...|value=     one per element of a·b
-  READS|order=i-j-k|b_offsets=0,2,4        one per loop order: b's offsets, in reading order
-Everything drawn is read from the records; b's layout (k rows of m) is read off the ENTRY
-records (k terms per entry, m columns); nothing is recomputed.
+  WALK|order=i-j-k|rows=8|cols=16|line_doubles=8|b_offsets=0,16,...|lines=0,2,...
+                                           one per loop order: b's shape, the doubles per
+                                           cache line, the offsets in reading order and
+                                           the lines they fall in
+Everything drawn is read from the records; nothing is recomputed (the line of each drawn
+cell is its column's block of line_doubles, as the header shows; the count of lines is the
+record's list).
 """
 
 from trace_records import TraceFormatError
 
 from diagrams.common import esc, need, of_kind
 
-TITLE = "a·b as row-by-column dot products, and how each loop order walks b"
+TITLE = "a·b as row-by-column dot products, and how each loop order walks b through cache lines"
 
 
 def _int(record, key):
@@ -24,10 +29,10 @@ def _int(record, key):
 
 def render(records):
     entries = of_kind(records, "ENTRY")
-    reads = of_kind(records, "READS")
+    reads = of_kind(records, "WALK")
     if not entries or not reads:
         raise TraceFormatError("trace.txt", records[-1].line if records else 1,
-                               "expected ENTRY and READS records")
+                               "expected ENTRY and WALK records")
     grid = {}
     for r in entries:
         terms, value = need(r, "terms", "value")
@@ -55,23 +60,36 @@ def render(records):
 
     walks = []
     for r in reads:
-        order, offsets = need(r, "order", "b_offsets")
+        order, offsets, lines = need(r, "order", "b_offsets", "lines")
+        rows, cols, per_line = _int(r, "rows"), _int(r, "cols"), _int(r, "line_doubles")
+        if per_line == 0 or cols % per_line:
+            raise TraceFormatError("trace.txt", r.line, "cols must be a multiple of line_doubles")
         seq = [int(x) for x in offsets.split(",")]
+        lines = lines.split(",")
         step = {off: number for number, off in enumerate(seq, start=1)}
+        # One header cell per cache line of a row: the bytes of the row it holds (a row is
+        # cols/per_line lines; a border marks where each line starts).
+        heads = "".join(f'<th colspan="{per_line}" class="llmfs-line-start">bytes {q * per_line * 8}–'
+                        f'{(q + 1) * per_line * 8 - 1}</th>' for q in range(cols // per_line))
         body = []
-        for p in range(k):
+        for p in range(rows):
             tds = []
-            for j in range(m):
-                off = p * m + j
+            for j in range(cols):
+                off = p * cols + j
                 mark = f"<strong>{step[off]}</strong>" if off in step else '<span class="llmfs-muted">·</span>'
-                tds.append(f'<td class="llmfs-num">{mark}</td>')
-            body.append(f'<tr><th>b[{p},:]</th>{"".join(tds)}</tr>')
-        # A table's caption is as wide as the table: keep it short (the offsets are the
-        # numbered cells, and the text alternative lists them)
-        walks.append(f'<table class="llmfs-table"><caption>{esc(order)}: b in reading order</caption>'
+                edge = ' class="llmfs-num llmfs-line-start"' if j % per_line == 0 else ' class="llmfs-num"'
+                tds.append(f"<td{edge}>{mark}</td>")
+            body.append(f'<tr><th>{p}</th>{"".join(tds)}</tr>')
+        # A table's caption is as wide as the table: keep it short (the text alternative
+        # lists the offsets and lines).
+        walks.append(f'<table class="llmfs-table llmfs-walk"><caption>{esc(order)}: {len(seq)} reads, '
+                     f'{len(lines)} cache lines</caption><thead><tr><th>p</th>{heads}</tr></thead>'
                      f'<tbody>{"".join(body)}</tbody></table>')
-        text.append(f"{order}: the first inner loop reads b at offsets {', '.join(str(x) for x in seq)}"
-                    f" (b is stored row by row, {m} per row)")
-    text.append("i-j-k walks down a column of b, jumping a whole row each step; i-k-j walks along a "
-                "row, one element at a time.")
+        text.append(f"{order}, b of [{rows},{cols}] doubles stored row by row, {per_line} doubles "
+                    f"({per_line * 8} bytes) per cache line: the first inner loop reads offsets "
+                    f"{', '.join(str(x) for x in seq)}, which lie in cache lines {', '.join(lines)} "
+                    f"({len(seq)} reads from {len(lines)} lines)")
+    text.append("i-j-k walks down a column of b: each read is a whole row further on and lands in a "
+                "new cache line. i-k-j walks along a row: consecutive reads share a line, and every "
+                "number of each line it loads is used.")
     return product + "".join(walks), "\n".join(text)

@@ -1,5 +1,11 @@
 // Chapter 11
+#include <algorithm>
 #include <array>
+#include <cstdlib>
+#include <cstring>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
@@ -76,35 +82,297 @@ std::vector<std::size_t> matrix_strides(const Shape& own_batch, const Shape& bat
 }
 // endregion: matmul-checks
 
+// region: fast-micro-kernel
+// GCC generic vectors of W doubles: `+` and `*` act lane by lane, a scalar operand is
+// broadcast to every lane, and each lane rounds exactly as a scalar double does.
+template <std::size_t W>
+struct Lanes {
+  typedef double type __attribute__((vector_size(W * sizeof(double))));
+};
+
+// An R × NV·W tile of c in registers while p runs over one block of the inner axis.
+// Each c[i,j] is one lane that receives a[i,p]·b[p,j] in increasing p, starting from
+// what c holds (0.0, or the sum of the earlier p-blocks): the teaching loop's
+// additions, done for NV·W neighbouring outputs at once.
+template <std::size_t W, std::size_t NV, std::size_t R>
+[[gnu::always_inline]] inline void micro_tile(const double* a, std::size_t lda,
+                                              const double* packed, std::size_t kc,
+                                              double* c, std::size_t ldc) {
+  using V = typename Lanes<W>::type;
+  V acc[R][NV];
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < NV; ++v)
+      std::memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(V));
+  for (std::size_t p = 0; p < kc; ++p) {
+    V b_row[NV];
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < NV; ++v)
+      std::memcpy(&b_row[v], packed + (p * NV + v) * W, sizeof(V));
+#pragma GCC unroll 8
+    for (std::size_t r = 0; r < R; ++r) {
+      const double a_ip = a[r * lda + p];
+#pragma GCC unroll 8
+      for (std::size_t v = 0; v < NV; ++v)
+        acc[r][v] += a_ip * b_row[v];  // one rounded product, one rounded sum
+    }
+  }
+#pragma GCC unroll 8
+  for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 8
+    for (std::size_t v = 0; v < NV; ++v)
+      std::memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
+}
+// endregion: fast-micro-kernel
+
+// A tile whose last columns may lie past the block's edge: a partial tile runs on a
+// zero-padded copy of c (the padding lanes compute values nobody reads).
+template <class Isa, std::size_t R>
+[[gnu::always_inline]] inline void edge_tile(const double* a, std::size_t lda,
+                                             const double* packed, std::size_t kc,
+                                             double* c, std::size_t ldc,
+                                             std::size_t cols) {
+  constexpr std::size_t nr = Isa::W * Isa::NV;
+  if (cols == nr) {
+    micro_tile<Isa::W, Isa::NV, R>(a, lda, packed, kc, c, ldc);
+    return;
+  }
+  double tile[R * nr] = {};
+  for (std::size_t r = 0; r < R; ++r)
+    std::copy_n(c + r * ldc, cols, tile + r * nr);
+  micro_tile<Isa::W, Isa::NV, R>(a, lda, packed, kc, tile, nr);
+  for (std::size_t r = 0; r < R; ++r)
+    std::copy_n(tile + r * nr, cols, c + r * ldc);
+}
+
+// The tile for the last rows of a block, when fewer than Isa::MR are left.
+template <class Isa, std::size_t R = Isa::MR>
+[[gnu::always_inline]] inline void row_tile(std::size_t rows, const double* a,
+                                            std::size_t lda, const double* packed,
+                                            std::size_t kc, double* c, std::size_t ldc,
+                                            std::size_t cols) {
+  if constexpr (R > 1) {
+    if (rows < R) {
+      row_tile<Isa, R - 1>(rows, a, lda, packed, kc, c, ldc, cols);
+      return;
+    }
+  }
+  edge_tile<Isa, R>(a, lda, packed, kc, c, ldc, cols);
+}
+
+// Rows p0 … p0+kc−1 of b [k,m], columns j0 … j0+nc−1, copied into panels of nr columns:
+// panel q holds columns j0+q·nr … row after row, so a tile reads its nr values of row p
+// from consecutive addresses (zeros past column nc). Packing only moves numbers.
+void pack_b(const double* b, std::size_t m, std::size_t p0, std::size_t kc,
+            std::size_t j0, std::size_t nc, std::size_t nr, double* packed) {
+  for (std::size_t q = 0; q * nr < nc; ++q)
+    for (std::size_t p = 0; p < kc; ++p)
+      for (std::size_t x = 0; x < nr; ++x) {
+        const std::size_t j = q * nr + x;
+        packed[(q * kc + p) * nr + x] = j < nc ? b[(p0 + p) * m + j0 + j] : 0.0;
+      }
+}
+
+// One matrix pair of the batch: c [n,m] = a [n,k] · b [k,m], c holding zeros.
+struct MatrixPair {
+  const double* a;
+  const double* b;
+  double* c;
+  std::size_t n, k, m;
+};
+
+constexpr std::size_t kBlockK = 128;   // a packed panel, 128·nr doubles, stays in L1
+constexpr std::size_t kBlockM = 1024;  // the packed block of b, ≤ 1 MiB, stays in L2
+constexpr std::size_t kBlockRows = 256;     // rows of a read against one packed block
+constexpr std::size_t kMaxPanelWidth = 32;  // the widest tile (AVX-512: 4 vectors of 8)
+
+// region: fast-blocking
+// Rows row0 … row1−1 of c, block by block. The p-blocks run in increasing order, and
+// within one the tile adds p in increasing order, so every c[i,j] still receives
+// a[i,0]·b[0,j], a[i,1]·b[1,j], … one after the other: blocking i and j only chooses
+// which outputs are worked on together; blocking p pauses each sum in c and resumes it.
+template <class Isa>
+[[gnu::always_inline]] inline void blocked_rows(const MatrixPair& x, std::size_t row0,
+                                                std::size_t row1, double* packed) {
+  constexpr std::size_t nr = Isa::W * Isa::NV;
+  for (std::size_t j0 = 0; j0 < x.m; j0 += kBlockM) {
+    const std::size_t nc = std::min(kBlockM, x.m - j0);
+    for (std::size_t p0 = 0; p0 < x.k; p0 += kBlockK) {
+      const std::size_t kc = std::min(kBlockK, x.k - p0);
+      pack_b(x.b, x.m, p0, kc, j0, nc, nr, packed);
+      for (std::size_t i0 = row0; i0 < row1; i0 += kBlockRows) {
+        const std::size_t i1 = std::min(row1, i0 + kBlockRows);
+        for (std::size_t j = 0; j < nc; j += nr)
+          for (std::size_t i = i0; i < i1; i += Isa::MR)
+            row_tile<Isa>(std::min(Isa::MR, i1 - i), x.a + i * x.k + p0, x.k,
+                          packed + j * kc, kc, x.c + i * x.m + j0 + j, x.m,
+                          std::min(nr, nc - j));
+      }
+    }
+  }
+}
+// endregion: fast-blocking
+
+// region: fast-dispatch
+// One instance of the blocked kernel per instruction set: W doubles per vector, NV
+// vectors and MR rows per tile (MR·NV accumulators fit the register file: 16 of 32
+// zmm, 8 of 16 ymm). GCC compiles each body for its target only; the caller checks the
+// processor before calling one (__builtin_cpu_supports). No FMA: the build passes
+// -ffp-contract=off, which holds inside these functions too.
+struct Portable {
+  static constexpr std::size_t W = 2, NV = 2, MR = 4;
+};
+struct Avx2 {
+  static constexpr std::size_t W = 4, NV = 2, MR = 4;
+};
+struct Avx512 {
+  static constexpr std::size_t W = 8, NV = 4, MR = 4;
+};
+using RowsKernel = void (*)(const MatrixPair&, std::size_t, std::size_t, double*);
+void rows_portable(const MatrixPair& x, std::size_t r0, std::size_t r1, double* buf) {
+  blocked_rows<Portable>(x, r0, r1, buf);
+}
+#if defined(__x86_64__)
+[[gnu::target("avx2")]] void rows_avx2(const MatrixPair& x, std::size_t r0,
+                                       std::size_t r1, double* buf) {
+  blocked_rows<Avx2>(x, r0, r1, buf);
+}
+[[gnu::target("avx512f")]] void rows_avx512f(const MatrixPair& x, std::size_t r0,
+                                             std::size_t r1, double* buf) {
+  blocked_rows<Avx512>(x, r0, r1, buf);
+}
+#endif
+
+RowsKernel rows_kernel(MatmulPath path) {
+#if defined(__x86_64__)
+  if (path == MatmulPath::avx512f && matmul_path_supported(path)) return rows_avx512f;
+  if (path == MatmulPath::avx2 && matmul_path_supported(path)) return rows_avx2;
+#endif
+  (void)path;
+  return rows_portable;
+}
+// endregion: fast-dispatch
+
+// region: fast-threads
+// The output rows of every matrix of the batch as one list (row i of pair e is row
+// e·n + i), cut into `threads` contiguous slabs fixed by the shapes alone. Each c[i,j]
+// is computed whole by one thread, in the same order whatever the cut, so the bits do
+// not depend on the thread count. Thread 0 is the caller; the others join at return.
+void run_partitioned(RowsKernel kernel, const std::vector<MatrixPair>& pairs,
+                     std::size_t threads) {
+  const std::size_t n = pairs.front().n, total = pairs.size() * n;
+  const std::size_t packed_size = std::min(kBlockK, pairs.front().k) *
+                                  (std::min(kBlockM, pairs.front().m) + kMaxPanelWidth);
+  std::vector<std::vector<double>> buffers(threads, std::vector<double>(packed_size));
+  auto slab = [&](std::size_t t) {
+    const std::size_t lo = total * t / threads, hi = total * (t + 1) / threads;
+    for (std::size_t e = lo / n; e < pairs.size() && e * n < hi; ++e)
+      kernel(pairs[e], std::max(lo, e * n) - e * n, std::min(hi, (e + 1) * n) - e * n,
+             buffers[t].data());
+  };
+  std::vector<std::jthread> workers;
+  for (std::size_t t = 1; t < threads; ++t) {
+    try {
+      workers.emplace_back(slab, t);
+    } catch (const std::system_error&) {
+      slab(t);  // no thread to be had: the caller computes that slab itself
+    }
+  }
+  slab(0);
+}
+// endregion: fast-threads
+
+// Threads worth starting: at most one per `min_flops` of work, never more than rows.
+std::size_t useful_threads(const MatmulOptions& options, std::size_t rows,
+                           double flops) {
+  std::size_t wanted = std::min(options.threads, rows);
+  if (options.min_flops_per_thread > 0.0)
+    wanted = std::min(wanted,
+                      static_cast<std::size_t>(flops / options.min_flops_per_thread));
+  return std::max<std::size_t>(1, wanted);
+}
+
 }  // namespace
 
-// region: matmul
-// One kernel call per entry of the broadcast batch: the odometer walks the batch axes
-// with three sets of matrix strides, and each step hands the kernel one matrix of a,
-// one of b and one of the output.
+bool matmul_path_supported(MatmulPath path) noexcept {
+#if defined(__x86_64__)
+  if (path == MatmulPath::avx2) return __builtin_cpu_supports("avx2");
+  if (path == MatmulPath::avx512f) return __builtin_cpu_supports("avx512f");
+#else
+  if (path == MatmulPath::avx2 || path == MatmulPath::avx512f) return false;
+#endif
+  return true;
+}
+
+std::string_view matmul_path_name(MatmulPath path) noexcept {
+  switch (path) {
+    case MatmulPath::teaching: return "teaching";
+    case MatmulPath::portable: return "portable";
+    case MatmulPath::avx2: return "avx2";
+    case MatmulPath::avx512f: return "avx512f";
+  }
+  return "unknown";
+}
+
+MatmulOptions matmul_defaults() noexcept {
+  static const MatmulOptions defaults = [] {
+    MatmulOptions o;
+    for (MatmulPath p : {MatmulPath::avx2, MatmulPath::avx512f})
+      if (matmul_path_supported(p)) o.path = p;
+    if (const char* env = std::getenv("LLMFS_MATMUL_PATH")) {
+      for (MatmulPath p : {MatmulPath::teaching, MatmulPath::portable, MatmulPath::avx2,
+                           MatmulPath::avx512f})
+        if (matmul_path_name(p) == env && matmul_path_supported(p)) o.path = p;
+    }
+    o.threads = std::max(1u, std::thread::hardware_concurrency());
+    if (const char* env = std::getenv("LLMFS_MATMUL_THREADS")) {
+      char* end = nullptr;
+      const unsigned long wanted = std::strtoul(env, &end, 10);
+      if (end != env && *end == '\0' && wanted >= 1 && wanted <= 64) o.threads = wanted;
+    }
+    return o;
+  }();
+  return defaults;
+}
+
 std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b) {
+  return matmul(a, b, matmul_defaults());
+}
+
+// region: matmul
+// One matrix pair per entry of the broadcast batch: the odometer walks the batch axes
+// with three sets of matrix strides and lists each entry's a, b and output. The
+// teaching path hands each pair to the i-p-j loop; the fast path splits all their rows
+// between the threads.
+std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
+                                          const MatmulOptions& options) {
   const Shape batch = LLMFS_TRY(check_matmul(a.shape(), b.shape()));
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
   const std::size_t n = sa[sa.rank() - 2], k = sa[sa.rank() - 1], m = sb[sb.rank() - 1];
   std::vector<std::size_t> out_dims = batch.as_vector();
-  out_dims.push_back(n);
-  out_dims.push_back(m);
+  out_dims.insert(out_dims.end(), {n, m});
   Tensor out = Tensor::zeros(Shape(std::move(out_dims)));
-  if (out.size() == 0) return out;
+  if (out.size() == 0 || k == 0) return out;
   const auto a_strides = matrix_strides(batch_shape(sa), batch, n * k);
   const auto b_strides = matrix_strides(batch_shape(sb), batch, k * m);
   const auto c_strides = matrix_strides(batch, batch, n * m);
   const double* av = a.values().data();
   const double* bv = b.values().data();
   double* cv = out.mutable_values().data();
-  for_each_strided<3>(
-      batch,
-      {std::span<const std::size_t>(a_strides), std::span<const std::size_t>(b_strides),
-       std::span<const std::size_t>(c_strides)},
-      [&](const std::array<std::size_t, 3>& at) {
-        matmul_kernel(av + at[0], bv + at[1], cv + at[2], n, k, m);
-      });
+  std::vector<MatrixPair> pairs;
+  for_each_strided<3>(batch, {a_strides, b_strides, c_strides}, [&](const auto& at) {
+    pairs.push_back({av + at[0], bv + at[1], cv + at[2], n, k, m});
+  });
+  if (options.path == MatmulPath::teaching) {
+    for (const MatrixPair& x : pairs)
+      matmul_kernel(x.a, x.b, x.c, n, k, m);
+    return out;
+  }
+  const double flops = 2.0 * double(pairs.size() * n) * double(k) * double(m);
+  run_partitioned(rows_kernel(options.path), pairs,
+                  useful_threads(options, pairs.size() * n, flops));
   return out;
 }
 // endregion: matmul
