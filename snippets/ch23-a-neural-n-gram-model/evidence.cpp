@@ -108,9 +108,9 @@ Step<CorpusExamples> corpus_examples() {
   for (const auto& document : subset) out.subset_bytes += bpe.decode(document).size();
   out.subset_documents = subset.size();
   out.subset = llmfs::models::ngram_examples(subset, kContext, c.bos, c.eos);
-  const auto bigram = LLMFS_TRY_AT(
-      "bigram", llmfs::models::BigramModel::fit(bpe.train.documents, c)
-                    .and_then([](const auto& m) { return m.with_alpha(0.01); }));
+  const auto counted =
+      LLMFS_TRY_AT("bigram", llmfs::models::BigramModel::fit(bpe.train.documents, c));
+  const auto bigram = LLMFS_TRY_AT("bigram", counted.with_alpha(0.01));
   const auto full = LLMFS_TRY_AT(
       "bigram score", llmfs::eval::score_bigram(bigram, bpe.validation.documents,
                                                 out.validation_bytes));
@@ -118,6 +118,7 @@ Step<CorpusExamples> corpus_examples() {
       "bigram score", llmfs::eval::score_bigram(bigram, subset, out.subset_bytes));
   out.bigram_validation_bpb = LLMFS_TRY_AT("bpb", llmfs::eval::bits_per_byte(full));
   out.bigram_subset_bpb = LLMFS_TRY_AT("bpb", llmfs::eval::bits_per_byte(part));
+  out.bigram_subset_loss = part.total_nats / static_cast<double>(part.tokens);
   return out;
 }
 // endregion: corpus-examples

@@ -45,6 +45,7 @@ struct CorpusRun {
   std::size_t subset_documents = 0, subset_examples = 0, subset_bytes = 0;
   std::vector<CurvePoint> curve;  ///< step 0, then every kEvery steps
   double bigram_subset_bpb = 0.0;      ///< the α = 0.01 bigram on the same subset
+  double bigram_subset_loss = 0.0;     ///< … in nats per token
   double bigram_validation_bpb = 0.0;  ///< … on the whole validation partition
   double uniform_subset_bpb = 0.0;     ///< ln V per token on the subset
 };
@@ -71,6 +72,7 @@ struct CorpusExamples {
   llmfs::models::NgramBatch train, validation, subset;
   std::size_t vocab = 0, validation_bytes = 0, subset_bytes = 0, subset_documents = 0;
   double bigram_subset_bpb = 0.0, bigram_validation_bpb = 0.0;
+  double bigram_subset_loss = 0.0;  ///< nats per token on the subset
 };
 
 /// The fixture model from kValues, with `output_weight` as W₂.

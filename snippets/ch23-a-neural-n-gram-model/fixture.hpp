@@ -31,17 +31,17 @@ inline const std::vector<double> kCheckedOutputWeight = {1.0, -1.0, 0.5, 0.0};
 // region: corpus-settings
 /// The corpus model: n = 3 previous tokens, d = 32, h = 128 (V from the tokenizer).
 inline constexpr std::size_t kContext = 3, kEmbedding = 32, kHidden = 128;
-/// AdamW with η = 3·10⁻³, PyTorch's β and ε; λ = 0.01 on the matrices (Chapter 22).
-inline constexpr llmfs::training::AdamWHyper kHyper{3e-3, 0.9, 0.999, 1e-8};
+/// AdamW with η = 10⁻², PyTorch's β and ε; λ = 0.01 on the matrices (Chapter 22).
+inline constexpr llmfs::training::AdamWHyper kHyper{1e-2, 0.9, 0.999, 1e-8};
 inline constexpr double kWeightDecay = 0.01;
 /// The seed of the initial values and of every epoch's order (Chapter 21).
 inline constexpr std::uint64_t kSeed = 23;
-/// The demo: B = 32, 120 steps, the curve at every 20th, scored on the first
+/// The demo: B = 32, 80 steps, the curve at every 20th, scored on the first
 /// kSubsetDocuments validation documents.
-inline constexpr std::size_t kBatch = 32, kSteps = 120, kEvery = 20;
-inline constexpr std::size_t kSubsetDocuments = 40;
-/// The long run: B = 128, 6,000 steps, the whole validation partition every 500.
-inline constexpr std::size_t kLongBatch = 128, kLongSteps = 6000, kLongEvery = 500;
+inline constexpr std::size_t kBatch = 32, kSteps = 80, kEvery = 20;
+inline constexpr std::size_t kSubsetDocuments = 1;
+/// The long run: B = 128, 3,000 steps, the whole validation partition every 500.
+inline constexpr std::size_t kLongBatch = 128, kLongSteps = 3000, kLongEvery = 500;
 // endregion: corpus-settings
 
 }  // namespace ch23

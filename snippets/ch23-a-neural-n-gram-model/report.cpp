@@ -54,6 +54,7 @@ Step<Evidence> gather() {
   run.subset_examples = corpus.subset.targets.batch;
   run.subset_bytes = corpus.subset_bytes;
   run.bigram_subset_bpb = corpus.bigram_subset_bpb;
+  run.bigram_subset_loss = corpus.bigram_subset_loss;
   run.bigram_validation_bpb = corpus.bigram_validation_bpb;
   run.uniform_subset_bpb = std::log(static_cast<double>(corpus.vocab)) *
                            static_cast<double>(run.subset_examples) /
@@ -101,8 +102,9 @@ std::string render_report(const Evidence& e) {
       c.subset_examples, c.subset_bytes));
   for (const CurvePoint& p : c.curve)
     lines.push_back(fmt::format(
-        "demo_step_{}=train_loss:{:.6f} validation_loss:{:.6f} validation_bpb:{:.6f}",
-        p.step, p.train_loss, p.validation_loss, p.validation_bpb));
+        "demo_step_{}=train_loss:{} validation_loss:{:.6f} validation_bpb:{:.6f}", p.step,
+        p.step ? fmt::format("{:.6f}", p.train_loss) : std::string("none"),
+        p.validation_loss, p.validation_bpb));
   lines.push_back(fmt::format(
       "demo_bpb_on_subset=ngram:{:.6f} bigram_alpha_0.01:{:.6f} uniform:{:.6f}",
       c.curve.back().validation_bpb, c.bigram_subset_bpb, c.uniform_subset_bpb));
@@ -128,7 +130,7 @@ std::string render_report(const Evidence& e) {
 }
 
 // region: trace-records
-// LOSS per point of the demo's curve, BIGRAM for the line it is drawn against. The
+// LOSS per point of the demo's curve, BASELINE for the lines it is drawn against. The
 // diagram reads these and recomputes nothing.
 std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
@@ -136,8 +138,11 @@ std::string render_trace(const Evidence& e) {
     records.push_back(fmt::format("LOSS|step={}|train={:.6f}|validation={:.6f}|bpb={:.6f}",
                                   p.step, p.train_loss, p.validation_loss,
                                   p.validation_bpb));
-  records.push_back(fmt::format("BIGRAM|bpb={:.6f}|uniform_bpb={:.6f}",
-                                e.corpus.bigram_subset_bpb, e.corpus.uniform_subset_bpb));
+  const CorpusRun& c = e.corpus;
+  records.push_back(fmt::format(
+      "BASELINE|bigram_loss={:.6f}|bigram_bpb={:.6f}|uniform_loss={:.6f}|uniform_bpb={:.6f}",
+      c.bigram_subset_loss, c.bigram_subset_bpb, std::log(static_cast<double>(c.vocab)),
+      c.uniform_subset_bpb));
   return snippets::join_lines(records);
 }
 // endregion: trace-records

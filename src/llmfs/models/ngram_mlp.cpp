@@ -34,24 +34,24 @@ std::string_view describe(NgramErrorCode code) noexcept {
 
 namespace {
 
-constexpr std::array<std::string_view, 5> kNames = {
+constexpr std::array<std::string_view, 5> kNgramNames = {
     "embedding.weight", "hidden.weight", "hidden.bias", "output.weight",
     "output.bias"};
 
-std::vector<Shape> shapes_of(const NgramConfig& c) {
+std::vector<Shape> ngram_shapes(const NgramConfig& c) {
   return {Shape{c.vocab_size, c.embedding_width},
           Shape{c.context * c.embedding_width, c.hidden_width}, Shape{c.hidden_width},
           Shape{c.hidden_width, c.vocab_size}, Shape{c.vocab_size}};
 }
 
-std::string dims(const Shape& shape) {
+std::string ngram_dims(const Shape& shape) {
   std::string out = "[";
   for (std::size_t i = 0; i < shape.rank(); ++i)
     out += fmt::format("{}{}", i ? "," : "", shape[i]);
   return out + "]";
 }
 
-std::expected<void, NgramError> check_config(const NgramConfig& c) {
+std::expected<void, NgramError> check_ngram_config(const NgramConfig& c) {
   if (c.vocab_size == 0 || c.context == 0 || c.embedding_width == 0 ||
       c.hidden_width == 0)
     return reject(NgramErrorCode::zero_size, "ngram create",
@@ -60,7 +60,7 @@ std::expected<void, NgramError> check_config(const NgramConfig& c) {
   return {};
 }
 
-std::expected<void, NgramError> check_batch(const NgramConfig& c, const NgramBatch& b) {
+std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c, const NgramBatch& b) {
   const auto& x = b.contexts;
   const auto& y = b.targets;
   if (x.time != c.context || x.ids.size() != x.batch * x.time || y.time != 1 ||
@@ -135,7 +135,7 @@ NgramBatch select_rows(const NgramBatch& examples, std::span<const std::size_t> 
   return out;
 }
 
-std::span<const std::string_view> NgramMlp::names() noexcept { return kNames; }
+std::span<const std::string_view> NgramMlp::names() noexcept { return kNgramNames; }
 
 std::size_t NgramMlp::parameter_count() const noexcept {
   std::size_t total = 0;
@@ -144,8 +144,8 @@ std::size_t NgramMlp::parameter_count() const noexcept {
 }
 
 std::expected<NgramMlp, NgramError> NgramMlp::create(NgramConfig c, SplitMix64& rng) {
-  LLMFS_TRY(check_config(c));
-  const auto shapes = shapes_of(c);
+  LLMFS_TRY(check_ngram_config(c));
+  const auto shapes = ngram_shapes(c);
   const double sigma = 1.0 / std::sqrt(static_cast<double>(c.embedding_width));
   std::vector<Tensor> values;
   values.push_back(LLMFS_TRY_AT(
@@ -161,16 +161,16 @@ std::expected<NgramMlp, NgramError> NgramMlp::create(NgramConfig c, SplitMix64& 
 
 std::expected<NgramMlp, NgramError> NgramMlp::from_values(NgramConfig c,
                                                           std::vector<Tensor> values) {
-  LLMFS_TRY(check_config(c));
-  const auto shapes = shapes_of(c);
+  LLMFS_TRY(check_ngram_config(c));
+  const auto shapes = ngram_shapes(c);
   if (values.size() != shapes.size())
     return reject(NgramErrorCode::value_count, "ngram create",
                   fmt::format("{} values, expected 5", values.size()));
   for (std::size_t k = 0; k < shapes.size(); ++k)
     if (values[k].shape() != shapes[k])
       return reject(NgramErrorCode::value_shape, "ngram create",
-                    fmt::format("{} is {}, expected {}", kNames[k],
-                                dims(values[k].shape()), dims(shapes[k])));
+                    fmt::format("{} is {}, expected {}", kNgramNames[k],
+                                ngram_dims(values[k].shape()), ngram_dims(shapes[k])));
   return NgramMlp(c, std::move(values));
 }
 
@@ -178,7 +178,7 @@ std::expected<NgramMlp, NgramError> NgramMlp::from_values(NgramConfig c,
 std::expected<std::pair<TensorValue, TensorValue>, NgramError> record_ngram(
     const NgramConfig& c, std::span<const nn::NamedParameter> p,
     const NgramBatch& batch) {
-  LLMFS_TRY(check_batch(c, batch));
+  LLMFS_TRY(check_ngram_batch(c, batch));
   if (p.size() != 5)
     return reject(NgramErrorCode::value_count, "ngram forward",
                   fmt::format("{} parameters, expected 5", p.size()));
@@ -204,7 +204,7 @@ std::expected<NgramPass, NgramError> NgramMlp::forward(const NgramBatch& batch,
   NgramPass pass{autograd::Tape(), {}, {}, {}};
   for (std::size_t k = 0; k < values_.size(); ++k)
     pass.parameters.push_back(
-        {std::string(kNames[k]), trainable ? pass.tape.parameter(values_[k])
+        {std::string(kNgramNames[k]), trainable ? pass.tape.parameter(values_[k])
                                            : pass.tape.constant(values_[k])});
   std::tie(pass.logits, pass.loss) =
       LLMFS_TRY(record_ngram(config_, pass.parameters, batch));
@@ -216,7 +216,7 @@ std::expected<std::vector<training::ParameterGroup>, NgramError> ngram_groups(
   autograd::Tape tape;
   std::vector<nn::NamedParameter> leaves;
   for (std::size_t k = 0; k < model.values().size(); ++k)
-    leaves.push_back({std::string(kNames[k]), tape.parameter(model.values()[k])});
+    leaves.push_back({std::string(kNgramNames[k]), tape.parameter(model.values()[k])});
   const auto named =
       LLMFS_TRY_AT("ngram groups", nn::NamedParameters::create(std::move(leaves)));
   return training::decay_groups(named, weight_decay);
@@ -233,8 +233,8 @@ std::expected<double, NgramError> train_step(NgramMlp& model, training::AdamW& o
   std::vector<std::size_t> slot_of;
   for (const training::ParameterGroup& group : optimizer.groups())
     for (const training::ParameterSlot& slot : group.parameters)
-      for (std::size_t k = 0; k < kNames.size(); ++k)
-        if (slot.name == kNames[k]) slot_of.push_back(k);
+      for (std::size_t k = 0; k < kNgramNames.size(); ++k)
+        if (slot.name == kNgramNames[k]) slot_of.push_back(k);
   std::vector<Tensor> values, gradients;
   for (std::size_t k : slot_of) {
     gradients.push_back(LLMFS_TRY_AT(stage, pass.parameters[k].value.gradient()));
@@ -253,7 +253,7 @@ std::expected<eval::Score, NgramError> score(const NgramMlp& model,
                                              const NgramBatch& examples,
                                              std::size_t bytes, std::size_t chunk) {
   if (chunk == 0) return reject(NgramErrorCode::empty_batch, "ngram score", "chunk = 0");
-  const std::size_t rows = examples.targets.batch, vocab = model.config().vocab_size;
+  const std::size_t rows = examples.targets.batch;
   double nats = 0.0;
   std::vector<std::size_t> picked;
   for (std::size_t first = 0; first < rows; first += chunk) {
@@ -261,15 +261,11 @@ std::expected<eval::Score, NgramError> score(const NgramMlp& model,
     for (std::size_t r = first; r < std::min(rows, first + chunk); ++r)
       picked.push_back(r);
     const NgramBatch part = select_rows(examples, picked);
+    // The pass's loss is the mean of logsumexp(z) − z[target] over the chunk: times
+    // the chunk's rows, its Σ −ln p.
     const NgramPass pass = LLMFS_TRY(model.forward(part, false));
-    const Tensor* z = LLMFS_TRY_AT("ngram score", pass.logits.value_view());
-    for (std::size_t b = 0; b < picked.size(); ++b) {
-      const auto row = z->values().subspan(b * vocab, vocab);
-      double top = row[0], sum = 0.0;
-      for (double v : row) top = std::max(top, v);
-      for (double v : row) sum += std::exp(v - top);
-      nats += top + std::log(sum) - row[static_cast<std::size_t>(part.targets.ids[b])];
-    }
+    nats += LLMFS_TRY_AT("ngram score", pass.loss.value()).values()[0] *
+            static_cast<double>(picked.size());
   }
   return eval::Score{nats, rows, bytes};
 }
