@@ -41,8 +41,9 @@ std::string ids(std::span<const llmfs::text::TokenId> tokens) {
 }  // namespace
 
 Step<NgramMlp> fixture_model(const std::vector<double>& output_weight) {
-  return LLMFS_TRY_AT("fixture model",
-                      NgramMlp::from_values(kFixtureConfig, fixture_values(output_weight)));
+  return LLMFS_TRY_AT(
+      "fixture model",
+      NgramMlp::from_values(kFixtureConfig, fixture_values(output_weight)));
 }
 
 // region: fixture-check
@@ -53,9 +54,9 @@ Step<FixtureRun> run_fixture() {
       llmfs::models::ngram_examples(kDocuments, kFixtureConfig.context, kBos, kEos);
   FixtureRun out;
   for (std::size_t r = 0; r < examples.targets.batch; ++r)
-    out.examples.push_back(fmt::format(
-        "[{}]->{}", ids(std::span(examples.contexts.ids).subspan(r * 2, 2)),
-        examples.targets.ids[r]));
+    out.examples.push_back(
+        fmt::format("[{}]->{}", ids(std::span(examples.contexts.ids).subspan(r * 2, 2)),
+                    examples.targets.ids[r]));
   const NgramMlp model = LLMFS_TRY(fixture_model(kValues[3]));
   const auto pass = LLMFS_TRY_AT("fixture forward", model.forward(examples, true));
   LLMFS_TRY_AT("fixture backward",
@@ -78,9 +79,9 @@ Step<FixtureRun> run_fixture() {
           fmt::format("{}", graph.error()), std::nullopt});
     return graph->second;
   };
-  const auto report = LLMFS_TRY_AT(
-      "fixture check",
-      llmfs::autograd::check_tape_gradients(loss, fixture_values(kCheckedOutputWeight)));
+  const auto report =
+      LLMFS_TRY_AT("fixture check", llmfs::autograd::check_tape_gradients(
+                                        loss, fixture_values(kCheckedOutputWeight)));
   out.checked = report.coordinates();
   out.check_max_error = report.max_abs_error();
   out.check_passed = report.passed();
@@ -99,13 +100,15 @@ Step<CorpusExamples> corpus_examples() {
   const auto& c = bpe.config;
   CorpusExamples out;
   out.vocab = c.vocab_size;
-  out.train = llmfs::models::ngram_examples(bpe.train.documents, kContext, c.bos, c.eos);
+  out.train =
+      llmfs::models::ngram_examples(bpe.train.documents, kContext, c.bos, c.eos);
   out.validation =
       llmfs::models::ngram_examples(bpe.validation.documents, kContext, c.bos, c.eos);
   out.validation_bytes = bpe.validation.bytes;
   const std::span<const llmfs::models::TokenSequence> subset(
       bpe.validation.documents.data(), kSubsetDocuments);
-  for (const auto& document : subset) out.subset_bytes += bpe.decode(document).size();
+  for (const auto& document : subset)
+    out.subset_bytes += bpe.decode(document).size();
   out.subset_documents = subset.size();
   out.subset = llmfs::models::ngram_examples(subset, kContext, c.bos, c.eos);
   const auto counted =
@@ -124,8 +127,8 @@ Step<CorpusExamples> corpus_examples() {
 // endregion: corpus-examples
 
 // region: training-loop
-// Chapter 21's seeded epochs over the training examples (the last partial batch
-// dropped), Chapter 22's AdamW, and Chapter 7's score at fixed steps.
+// The corpus model drawn from kSeed, AdamW over Chapter 22's groups, and the library's
+// loop: Chapter 21's seeded epochs, Chapter 7's score at fixed steps.
 Step<std::vector<CurvePoint>> train(
     const CorpusExamples& corpus, const NgramBatch& scored, std::size_t bytes,
     std::size_t batch, std::size_t steps, std::size_t every,
@@ -138,31 +141,9 @@ Step<std::vector<CurvePoint>> train(
       "optimizer", llmfs::training::AdamW::create(
                        kHyper, LLMFS_TRY_AT("groups", llmfs::models::ngram_groups(
                                                           model, kWeightDecay))));
-  const std::size_t n = corpus.train.targets.batch, per_epoch = n / batch;
-  std::vector<CurvePoint> curve;
-  std::vector<std::size_t> order;
-  double since = 0.0;
-  for (std::size_t step = 0; step <= steps; ++step) {
-    if (step % every == 0) {
-      const auto s = LLMFS_TRY_AT("score", llmfs::models::score(model, scored, bytes, 512));
-      curve.push_back({step, step ? since / static_cast<double>(every) : 0.0,
-                       s.total_nats / static_cast<double>(s.tokens),
-                       LLMFS_TRY_AT("bpb", llmfs::eval::bits_per_byte(s))});
-      on_point(curve.back());
-      since = 0.0;
-    }
-    if (step == steps) break;
-    if (step % per_epoch == 0)
-      order = llmfs::training::epoch_order(n, kSeed, step / per_epoch);
-    const std::size_t first = (step % per_epoch) * batch;
-    const auto rows = std::span(order).subspan(first, batch);
-    const double loss = LLMFS_TRY_AT(
-        "step", llmfs::models::train_step(model, optimizer,
-                                          llmfs::models::select_rows(corpus.train, rows)));
-    since += loss;
-    if (on_step) on_step(step + 1, loss);
-  }
-  return curve;
+  return LLMFS_TRY_AT("train", llmfs::models::train_ngram(
+                                   model, optimizer, corpus.train, scored, bytes,
+                                   {batch, steps, every, kSeed}, on_point, on_step));
 }
 // endregion: training-loop
 
@@ -182,12 +163,14 @@ Step<Replay> replay_reference() {
   const auto numbers = [](const std::string& text) {
     std::vector<double> out;
     std::istringstream parts(text);
-    for (std::string item; std::getline(parts, item, ',');) out.push_back(std::stod(item));
+    for (std::string item; std::getline(parts, item, ',');)
+      out.push_back(std::stod(item));
     return out;
   };
   const auto tokens = [&](const std::string& text) {
     std::vector<llmfs::text::TokenId> out;
-    for (double v : numbers(text)) out.push_back(static_cast<llmfs::text::TokenId>(v));
+    for (double v : numbers(text))
+      out.push_back(static_cast<llmfs::text::TokenId>(v));
     return out;
   };
   NgramConfig config;
@@ -215,17 +198,19 @@ Step<Replay> replay_reference() {
     } else if (kind == "GRAD") {
       gradient[r.at("name")] = numbers(r.at("values"));
     } else if (kind == "HYPER") {
-      hyper = {std::stod(r.at("lr")), std::stod(r.at("beta1")), std::stod(r.at("beta2")),
-               std::stod(r.at("eps"))};
+      hyper = {std::stod(r.at("lr")), std::stod(r.at("beta1")),
+               std::stod(r.at("beta2")), std::stod(r.at("eps"))};
       weight_decay = std::stod(r.at("weight_decay"));
     } else if (kind == "STEP") {
       steps = std::max<std::size_t>(steps, std::stoul(r.at("t")));
       after[{std::stoul(r.at("t")), r.at("name")}] = numbers(r.at("values"));
     }
   }
-  NgramMlp model = LLMFS_TRY_AT("reference model", NgramMlp::from_values(config, values));
+  NgramMlp model =
+      LLMFS_TRY_AT("reference model", NgramMlp::from_values(config, values));
   // The largest element difference relative to the largest reference magnitude.
-  const auto relative = [](std::span<const double> ours, const std::vector<double>& ref) {
+  const auto relative = [](std::span<const double> ours,
+                           const std::vector<double>& ref) {
     double diff = 0.0, scale = 0.0;
     for (std::size_t i = 0; i < ref.size(); ++i) {
       diff = std::max(diff, std::abs(ours[i] - ref[i]));
@@ -240,21 +225,22 @@ Step<Replay> replay_reference() {
   out.loss_relative =
       std::abs(LLMFS_TRY_AT("loss", pass.loss.value()).values()[0] - loss) / loss;
   for (const auto& p : pass.parameters)
-    out.gradient_relative = std::max(
-        out.gradient_relative,
-        relative(LLMFS_TRY_AT("gradient", p.value.gradient()).values(),
-                 gradient.at(p.name)));
+    out.gradient_relative =
+        std::max(out.gradient_relative,
+                 relative(LLMFS_TRY_AT("gradient", p.value.gradient()).values(),
+                          gradient.at(p.name)));
   auto optimizer = LLMFS_TRY_AT(
       "reference optimizer",
       llmfs::training::AdamW::create(
-          hyper, LLMFS_TRY_AT("groups", llmfs::models::ngram_groups(model, weight_decay))));
+          hyper,
+          LLMFS_TRY_AT("groups", llmfs::models::ngram_groups(model, weight_decay))));
   for (std::size_t t = 1; t <= steps; ++t) {
     LLMFS_TRY_AT("reference step", llmfs::models::train_step(model, optimizer, batch));
     for (std::size_t k = 0; k < model.values().size(); ++k)
-      out.adamw_relative = std::max(
-          out.adamw_relative,
-          relative(model.values()[k].values(),
-                   after.at({t, std::string(NgramMlp::names()[k])})));
+      out.adamw_relative =
+          std::max(out.adamw_relative,
+                   relative(model.values()[k].values(),
+                            after.at({t, std::string(NgramMlp::names()[k])})));
   }
   return out;
 }

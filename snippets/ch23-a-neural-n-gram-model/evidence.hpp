@@ -12,8 +12,8 @@
 
 #include <llmfs/models/ngram_mlp.hpp>
 
-#include "../common/chapter.hpp"
 #include "../ch06-a-bigram-baseline/corpus_tokens.hpp"
+#include "../common/chapter.hpp"
 #include "fixture.hpp"
 
 namespace ch23 {
@@ -25,25 +25,20 @@ struct FixtureRun {
   std::vector<std::string> examples;  ///< `context->target` per example, as ids
   double loss = 0.0;                  ///< mean nats over the examples
   std::vector<std::vector<double>> gradients;  ///< per parameter, names() order
-  std::size_t checked = 0;            ///< coordinates compared by central differences
-  double check_max_error = 0.0;       ///< max |analytic − numeric| over them
-  bool check_passed = false;          ///< every coordinate within tolerance
+  std::size_t checked = 0;       ///< coordinates compared by central differences
+  double check_max_error = 0.0;  ///< max |analytic − numeric| over them
+  bool check_passed = false;     ///< every coordinate within tolerance
 };
 
-/// One point of a loss curve.
-struct CurvePoint {
-  std::size_t step = 0;           ///< updates done
-  double train_loss = 0.0;        ///< mean batch loss since the previous point, nats
-  double validation_loss = 0.0;   ///< mean nats per token on the scored validation set
-  double validation_bpb = 0.0;    ///< Chapter 7's bits per byte on it
-};
+/// One point of a loss curve (the library's).
+using CurvePoint = llmfs::models::NgramPoint;
 
 /// The model trained on the corpus, and the bigram beside it.
 struct CorpusRun {
   std::size_t vocab = 0, parameters = 0, output_parameters = 0;
   std::size_t train_examples = 0, validation_examples = 0;
   std::size_t subset_documents = 0, subset_examples = 0, subset_bytes = 0;
-  std::vector<CurvePoint> curve;  ///< step 0, then every kEvery steps
+  std::vector<CurvePoint> curve;       ///< step 0, then every kEvery steps
   double bigram_subset_bpb = 0.0;      ///< the α = 0.01 bigram on the same subset
   double bigram_subset_loss = 0.0;     ///< … in nats per token
   double bigram_validation_bpb = 0.0;  ///< … on the whole validation partition
@@ -53,9 +48,9 @@ struct CorpusRun {
 /// The random model of the reference file replayed against PyTorch.
 struct Replay {
   std::size_t parameters = 0, examples = 0, steps = 0;
-  double loss_relative = 0.0;       ///< |L − L_torch| / |L_torch|
-  double gradient_relative = 0.0;   ///< max over elements, relative to the largest
-  double adamw_relative = 0.0;      ///< values after the AdamW steps, same measure
+  double loss_relative = 0.0;      ///< |L − L_torch| / |L_torch|
+  double gradient_relative = 0.0;  ///< max over elements, relative to the largest
+  double adamw_relative = 0.0;     ///< values after the AdamW steps, same measure
 };
 
 /// Everything the report and the trace print.
@@ -63,7 +58,7 @@ struct Evidence {
   FixtureRun fixture;
   CorpusRun corpus;
   Replay replay;
-  std::vector<std::array<std::string, 2>> errors;  ///< name and error text
+  std::vector<std::array<std::string, 2>> errors;    ///< name and error text
   std::array<std::size_t, 3> exercise_parameters{};  ///< n = 1, 3, 6 at d = 32, h = 128
 };
 

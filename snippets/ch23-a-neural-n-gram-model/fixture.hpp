@@ -13,15 +13,20 @@
 namespace ch23 {
 
 // region: fixture
-/// Four tokens: a = 0, b = 1, BOS = 2, EOS = 3; two tokens of context, widths d = h = 1.
+/// Four tokens: a = 0, b = 1, BOS = 2, EOS = 3; two tokens of context, widths d = h
+/// = 1.
 inline constexpr llmfs::models::NgramConfig kFixtureConfig{4, 2, 1, 1};
 inline constexpr llmfs::text::TokenId kBos = 2, kEos = 3;
 /// One document, "a b".
 inline const std::vector<std::vector<llmfs::text::TokenId>> kDocuments = {{0, 1}};
-/// E (a = ½, b = −½, BOS = EOS = 0), W₁ = [1, 1]ᵀ, b₁ = 0, W₂ = 0, b₂ = [ln 2, 0, 0, 0]:
-/// with W₂ = 0 every logit row is b₂, so p = [2/5, 1/5, 1/5, 1/5] at every position.
+/// E (a = ½, b = −½, BOS = EOS = 0), W₁ = [1, 1]ᵀ, b₁ = 0, W₂ = 0, b₂ = [ln 2, 0, 0,
+/// 0]: with W₂ = 0 every logit row is b₂, so p = [2/5, 1/5, 1/5, 1/5] at every
+/// position.
 inline const std::vector<std::vector<double>> kValues = {
-    {0.5, -0.5, 0.0, 0.0}, {1.0, 1.0}, {0.0}, {0.0, 0.0, 0.0, 0.0},
+    {0.5, -0.5, 0.0, 0.0},
+    {1.0, 1.0},
+    {0.0},
+    {0.0, 0.0, 0.0, 0.0},
     {std::log(2.0), 0.0, 0.0, 0.0}};
 /// The gradient check's point: the same with W₂ = [1, −1, ½, 0], so every parameter
 /// receives a gradient.

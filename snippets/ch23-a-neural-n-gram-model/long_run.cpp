@@ -4,14 +4,14 @@
 // the validation partition. Progress goes to stderr only when stderr is a terminal; the
 // log is JSON lines, appended and flushed line by line to FILE.partial and renamed to
 // FILE when the run ends, so FILE is only ever a whole log.
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <string_view>
 
 #include "evidence.hpp"
+
+#include <unistd.h>
 
 namespace ch23 {
 
@@ -54,22 +54,25 @@ int train_long(int argc, char** argv) {
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto start = std::chrono::steady_clock::now();
   const auto seconds = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+        .count();
   };
-  fmt::print(log,
-             "{{\"kind\":\"config\",\"V\":{},\"n\":{},\"d\":{},\"h\":{},\"batch\":{},"
-             "\"steps\":{},\"lr\":{},\"weight_decay\":{},\"seed\":{},\"train_examples\":{},"
-             "\"validation_examples\":{},\"validation_bytes\":{},\"bigram_bpb\":{:.6f}}}\n",
-             corpus->vocab, kContext, kEmbedding, kHidden, kLongBatch, options.steps,
-             kHyper.learning_rate, kWeightDecay, kSeed, corpus->train.targets.batch,
-             corpus->validation.targets.batch, corpus->validation_bytes,
-             corpus->bigram_validation_bpb);
+  fmt::print(
+      log,
+      "{{\"kind\":\"config\",\"V\":{},\"n\":{},\"d\":{},\"h\":{},\"batch\":{},"
+      "\"steps\":{},\"lr\":{},\"weight_decay\":{},\"seed\":{},\"train_examples\":{},"
+      "\"validation_examples\":{},\"validation_bytes\":{},\"bigram_bpb\":{:.6f}}}\n",
+      corpus->vocab, kContext, kEmbedding, kHidden, kLongBatch, options.steps,
+      kHyper.learning_rate, kWeightDecay, kSeed, corpus->train.targets.batch,
+      corpus->validation.targets.batch, corpus->validation_bytes,
+      corpus->bigram_validation_bpb);
   std::fflush(log);
   const auto on_point = [&](const CurvePoint& p) {
-    fmt::print(log,
-               "{{\"kind\":\"eval\",\"step\":{},\"train_loss\":{:.6f},"
-               "\"validation_loss\":{:.6f},\"validation_bpb\":{:.6f},\"seconds\":{:.1f}}}\n",
-               p.step, p.train_loss, p.validation_loss, p.validation_bpb, seconds());
+    fmt::print(
+        log,
+        "{{\"kind\":\"eval\",\"step\":{},\"train_loss\":{:.6f},"
+        "\"validation_loss\":{:.6f},\"validation_bpb\":{:.6f},\"seconds\":{:.1f}}}\n",
+        p.step, p.train_loss, p.validation_loss, p.validation_bpb, seconds());
     std::fflush(log);
     if (tty)
       fmt::print(stderr, "\nstep {:>6}: validation {:.4f} nats, {:.4f} bits/byte\n",
@@ -79,8 +82,8 @@ int train_long(int argc, char** argv) {
     if (!tty || (step % 10 != 0 && step != options.steps)) return;
     const double s = seconds();
     const double rate = static_cast<double>(step * kLongBatch) / s;
-    const double eta = s / static_cast<double>(step) *
-                       static_cast<double>(options.steps - step);
+    const double eta =
+        s / static_cast<double>(step) * static_cast<double>(options.steps - step);
     fmt::print(stderr, "\rstep {}/{}  loss {:.4f}  {:.0f} tokens/s  ETA {:.0f} s   ",
                step, options.steps, loss, rate, eta);
   };
@@ -91,7 +94,8 @@ int train_long(int argc, char** argv) {
     fmt::print(stderr, "train-long: {}\n", curve.error());
     return 1;
   }
-  fmt::print(log, "{{\"kind\":\"final\",\"validation_bpb\":{:.6f},\"bigram_bpb\":{:.6f},"
+  fmt::print(log,
+             "{{\"kind\":\"final\",\"validation_bpb\":{:.6f},\"bigram_bpb\":{:.6f},"
              "\"seconds\":{:.1f}}}\n",
              curve->back().validation_bpb, corpus->bigram_validation_bpb, seconds());
   std::fclose(log);

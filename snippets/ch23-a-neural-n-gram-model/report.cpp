@@ -18,7 +18,7 @@ std::string list(const std::vector<double>& v) {
 }
 
 // Each refusal of the model, as its error text.
-Step<std::vector<std::array<std::string, 2>>> refusals() {
+[[nodiscard]] Step<std::vector<std::array<std::string, 2>>> refusals() {
   std::vector<std::array<std::string, 2>> out;
   const auto text = [&](std::string name, const auto& result) {
     out.push_back({std::move(name), result ? std::string("accepted")
@@ -27,7 +27,8 @@ Step<std::vector<std::array<std::string, 2>>> refusals() {
   llmfs::SplitMix64 rng(kSeed);
   text("zero_width", NgramMlp::create({4096, 3, 0, 128}, rng));
   auto values = LLMFS_TRY(fixture_model(kValues[3]));
-  std::vector<llmfs::tensor::Tensor> copy(values.values().begin(), values.values().end());
+  std::vector<llmfs::tensor::Tensor> copy(values.values().begin(),
+                                          values.values().end());
   copy[3] = llmfs::tensor::Tensor::zeros(llmfs::tensor::Shape{4, 1});
   text("value_shape", NgramMlp::from_values(kFixtureConfig, copy));
   auto examples = llmfs::models::ngram_examples(kDocuments, 2, kBos, kEos);
@@ -59,15 +60,16 @@ Step<Evidence> gather() {
   run.uniform_subset_bpb = std::log(static_cast<double>(corpus.vocab)) *
                            static_cast<double>(run.subset_examples) /
                            (std::log(2.0) * static_cast<double>(run.subset_bytes));
-  run.curve = LLMFS_TRY(train(corpus, corpus.subset, corpus.subset_bytes, kBatch, kSteps,
-                              kEvery, [](const CurvePoint&) {}));
+  run.curve = LLMFS_TRY(train(corpus, corpus.subset, corpus.subset_bytes, kBatch,
+                              kSteps, kEvery, [](const CurvePoint&) {}));
   e.replay = LLMFS_TRY(replay_reference());
   e.errors = LLMFS_TRY(refusals());
   const std::array<std::size_t, 3> contexts = {1, kContext, 6};
   for (std::size_t k = 0; k < contexts.size(); ++k) {
     llmfs::SplitMix64 rng(kSeed);
     const auto model = LLMFS_TRY_AT(
-        "exercise", NgramMlp::create({corpus.vocab, contexts[k], kEmbedding, kHidden}, rng));
+        "exercise",
+        NgramMlp::create({corpus.vocab, contexts[k], kEmbedding, kHidden}, rng));
     e.exercise_parameters[k] = model.parameter_count();
     if (contexts[k] == kContext) {
       run.parameters = model.parameter_count();
@@ -84,17 +86,18 @@ std::string render_report(const Evidence& e) {
   lines.push_back(fmt::format("fixture_loss={:.6f} ln(62.5)/3={:.6f}", f.loss,
                               std::log(62.5) / 3.0));
   for (std::size_t k = 0; k < f.gradients.size(); ++k)
-    lines.push_back(fmt::format("fixture_grad_{}={}", NgramMlp::names()[k],
-                                list(f.gradients[k])));
-  lines.push_back(fmt::format("fixture_gradcheck=coordinates:{} max_abs_error:{:.1e} "
-                              "passed:{}",
-                              f.checked, f.check_max_error, f.check_passed));
+    lines.push_back(
+        fmt::format("fixture_grad_{}={}", NgramMlp::names()[k], list(f.gradients[k])));
+  lines.push_back(
+      fmt::format("fixture_gradcheck=coordinates:{} max_abs_error:{:.1e} "
+                  "passed:{}",
+                  f.checked, f.check_max_error, f.check_passed));
   const CorpusRun& c = e.corpus;
-  lines.push_back(fmt::format("corpus=V:{} n:{} d:{} h:{} parameters:{} output_layer:{}",
-                              c.vocab, kContext, kEmbedding, kHidden, c.parameters,
-                              c.output_parameters));
-  lines.push_back(fmt::format("corpus_examples=train:{} validation:{}", c.train_examples,
-                              c.validation_examples));
+  lines.push_back(
+      fmt::format("corpus=V:{} n:{} d:{} h:{} parameters:{} output_layer:{}", c.vocab,
+                  kContext, kEmbedding, kHidden, c.parameters, c.output_parameters));
+  lines.push_back(fmt::format("corpus_examples=train:{} validation:{}",
+                              c.train_examples, c.validation_examples));
   lines.push_back(fmt::format(
       "demo=batch:{} steps:{} lr:{} weight_decay:{} seed:{} scored:first_{}_validation_"
       "documents examples:{} bytes:{}",
@@ -102,8 +105,8 @@ std::string render_report(const Evidence& e) {
       c.subset_examples, c.subset_bytes));
   for (const CurvePoint& p : c.curve)
     lines.push_back(fmt::format(
-        "demo_step_{}=train_loss:{} validation_loss:{:.6f} validation_bpb:{:.6f}", p.step,
-        p.step ? fmt::format("{:.6f}", p.train_loss) : std::string("none"),
+        "demo_step_{}=train_loss:{} validation_loss:{:.6f} validation_bpb:{:.6f}",
+        p.step, p.step ? fmt::format("{:.6f}", p.train_loss) : std::string("none"),
         p.validation_loss, p.validation_bpb));
   lines.push_back(fmt::format(
       "demo_bpb_on_subset=ngram:{:.6f} bigram_alpha_0.01:{:.6f} uniform:{:.6f}",
@@ -118,14 +121,16 @@ std::string render_report(const Evidence& e) {
       "within_1e-12:{}",
       r.loss_relative, r.gradient_relative, r.adamw_relative,
       std::max({r.loss_relative, r.gradient_relative, r.adamw_relative}) <= 1e-12));
-  for (const auto& [n, text] : e.errors) lines.push_back(fmt::format("error_{}={}", n, text));
+  for (const auto& [n, text] : e.errors)
+    lines.push_back(fmt::format("error_{}={}", n, text));
   lines.push_back(fmt::format("exercise_1=parameters n=1,3,6:[{}]",
                               fmt::join(e.exercise_parameters, ",")));
   lines.push_back(fmt::format(
       "exercise_2=output_layer_share:{:.6f}",
       static_cast<double>(c.output_parameters) / static_cast<double>(c.parameters)));
-  lines.push_back(fmt::format("exercise_3=uniform_bpb_on_subset:{:.6f} step_0_bpb:{:.6f}",
-                              c.uniform_subset_bpb, c.curve.front().validation_bpb));
+  lines.push_back(
+      fmt::format("exercise_3=uniform_bpb_on_subset:{:.6f} step_0_bpb:{:.6f}",
+                  c.uniform_subset_bpb, c.curve.front().validation_bpb));
   return snippets::join_lines(lines);
 }
 
@@ -135,14 +140,15 @@ std::string render_report(const Evidence& e) {
 std::string render_trace(const Evidence& e) {
   std::vector<std::string> records;
   for (const CurvePoint& p : e.corpus.curve)
-    records.push_back(fmt::format("LOSS|step={}|train={:.6f}|validation={:.6f}|bpb={:.6f}",
-                                  p.step, p.train_loss, p.validation_loss,
-                                  p.validation_bpb));
+    records.push_back(
+        fmt::format("LOSS|step={}|train={:.6f}|validation={:.6f}|bpb={:.6f}", p.step,
+                    p.train_loss, p.validation_loss, p.validation_bpb));
   const CorpusRun& c = e.corpus;
-  records.push_back(fmt::format(
-      "BASELINE|bigram_loss={:.6f}|bigram_bpb={:.6f}|uniform_loss={:.6f}|uniform_bpb={:.6f}",
-      c.bigram_subset_loss, c.bigram_subset_bpb, std::log(static_cast<double>(c.vocab)),
-      c.uniform_subset_bpb));
+  records.push_back(
+      fmt::format("BASELINE|bigram_loss={:.6f}|bigram_bpb={:.6f}|uniform_loss={:.6f}|"
+                  "uniform_bpb={:.6f}",
+                  c.bigram_subset_loss, c.bigram_subset_bpb,
+                  std::log(static_cast<double>(c.vocab)), c.uniform_subset_bpb));
   return snippets::join_lines(records);
 }
 // endregion: trace-records

@@ -1,6 +1,4 @@
 // Chapter 23
-#include <llmfs/models/ngram_mlp.hpp>
-
 #include <array>
 #include <cmath>
 #include <tuple>
@@ -9,9 +7,11 @@
 
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/models/ngram_mlp.hpp>
 #include <llmfs/nn/embedding.hpp>
 #include <llmfs/nn/init.hpp>
 #include <llmfs/nn/linear.hpp>
+#include <llmfs/training/batches.hpp>
 
 namespace llmfs::models {
 
@@ -35,8 +35,7 @@ std::string_view describe(NgramErrorCode code) noexcept {
 namespace {
 
 constexpr std::array<std::string_view, 5> kNgramNames = {
-    "embedding.weight", "hidden.weight", "hidden.bias", "output.weight",
-    "output.bias"};
+    "embedding.weight", "hidden.weight", "hidden.bias", "output.weight", "output.bias"};
 
 std::vector<Shape> ngram_shapes(const NgramConfig& c) {
   return {Shape{c.vocab_size, c.embedding_width},
@@ -60,7 +59,8 @@ std::expected<void, NgramError> check_ngram_config(const NgramConfig& c) {
   return {};
 }
 
-std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c, const NgramBatch& b) {
+std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c,
+                                                  const NgramBatch& b) {
   const auto& x = b.contexts;
   const auto& y = b.targets;
   if (x.time != c.context || x.ids.size() != x.batch * x.time || y.time != 1 ||
@@ -85,16 +85,18 @@ std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c, const Ng
 // tanh as a tape op: y = tanh(a); backward adds g·(1 − y²), read from the output.
 std::expected<TensorValue, autograd::AutogradError> tanh_op(const TensorValue& a) {
   Tensor y = LLMFS_TRY(a.value());
-  for (double& v : y.mutable_values()) v = std::tanh(v);
-  return autograd::record_op(
-      "tanh", std::move(y), {a},
-      [](autograd::BackwardContext& ctx) -> std::expected<void, autograd::AutogradError> {
-        Tensor ga = ctx.upstream();
-        const auto out = ctx.output().values();
-        auto g = ga.mutable_values();
-        for (std::size_t i = 0; i < g.size(); ++i) g[i] *= 1.0 - out[i] * out[i];
-        return ctx.accumulate(0, ga);
-      });
+  for (double& v : y.mutable_values())
+    v = std::tanh(v);
+  return autograd::record_op("tanh", std::move(y), {a},
+                             [](autograd::BackwardContext& ctx)
+                                 -> std::expected<void, autograd::AutogradError> {
+                               Tensor ga = ctx.upstream();
+                               const auto out = ctx.output().values();
+                               auto g = ga.mutable_values();
+                               for (std::size_t i = 0; i < g.size(); ++i)
+                                 g[i] *= 1.0 - out[i] * out[i];
+                               return ctx.accumulate(0, ga);
+                             });
 }
 // endregion: tanh-op
 
@@ -127,7 +129,8 @@ NgramBatch select_rows(const NgramBatch& examples, std::span<const std::size_t> 
   NgramBatch out{{rows.size(), n, {}}, {rows.size(), 1, {}}};
   out.contexts.ids.reserve(rows.size() * n);
   for (std::size_t r : rows) {
-    const auto first = examples.contexts.ids.begin() + static_cast<std::ptrdiff_t>(r * n);
+    const auto first =
+        examples.contexts.ids.begin() + static_cast<std::ptrdiff_t>(r * n);
     out.contexts.ids.insert(out.contexts.ids.end(), first,
                             first + static_cast<std::ptrdiff_t>(n));
     out.targets.ids.push_back(examples.targets.ids[r]);
@@ -135,11 +138,14 @@ NgramBatch select_rows(const NgramBatch& examples, std::span<const std::size_t> 
   return out;
 }
 
-std::span<const std::string_view> NgramMlp::names() noexcept { return kNgramNames; }
+std::span<const std::string_view> NgramMlp::names() noexcept {
+  return kNgramNames;
+}
 
 std::size_t NgramMlp::parameter_count() const noexcept {
   std::size_t total = 0;
-  for (const Tensor& v : values_) total += v.size();
+  for (const Tensor& v : values_)
+    total += v.size();
   return total;
 }
 
@@ -154,8 +160,8 @@ std::expected<NgramMlp, NgramError> NgramMlp::create(NgramConfig c, SplitMix64& 
                                              c.context * c.embedding_width,
                                              c.hidden_width, c.hidden_width};
   for (std::size_t k = 1; k < 5; ++k)
-    values.push_back(
-        LLMFS_TRY_AT("ngram create", nn::uniform_fan_in(shapes[k], fan_in[k - 1], rng)));
+    values.push_back(LLMFS_TRY_AT("ngram create",
+                                  nn::uniform_fan_in(shapes[k], fan_in[k - 1], rng)));
   return NgramMlp(c, std::move(values));
 }
 
@@ -204,8 +210,8 @@ std::expected<NgramPass, NgramError> NgramMlp::forward(const NgramBatch& batch,
   NgramPass pass{autograd::Tape(), {}, {}, {}};
   for (std::size_t k = 0; k < values_.size(); ++k)
     pass.parameters.push_back(
-        {std::string(kNgramNames[k]), trainable ? pass.tape.parameter(values_[k])
-                                           : pass.tape.constant(values_[k])});
+        {std::string(kNgramNames[k]),
+         trainable ? pass.tape.parameter(values_[k]) : pass.tape.constant(values_[k])});
   std::tie(pass.logits, pass.loss) =
       LLMFS_TRY(record_ngram(config_, pass.parameters, batch));
   return pass;
@@ -223,7 +229,8 @@ std::expected<std::vector<training::ParameterGroup>, NgramError> ngram_groups(
 }
 
 // region: train-step
-std::expected<double, NgramError> train_step(NgramMlp& model, training::AdamW& optimizer,
+std::expected<double, NgramError> train_step(NgramMlp& model,
+                                             training::AdamW& optimizer,
                                              const NgramBatch& batch) {
   const std::string stage = "ngram step";
   const NgramPass pass = LLMFS_TRY(model.forward(batch, true));
@@ -252,7 +259,8 @@ std::expected<double, NgramError> train_step(NgramMlp& model, training::AdamW& o
 std::expected<eval::Score, NgramError> score(const NgramMlp& model,
                                              const NgramBatch& examples,
                                              std::size_t bytes, std::size_t chunk) {
-  if (chunk == 0) return reject(NgramErrorCode::empty_batch, "ngram score", "chunk = 0");
+  if (chunk == 0)
+    return reject(NgramErrorCode::empty_batch, "ngram score", "chunk = 0");
   const std::size_t rows = examples.targets.batch;
   double nats = 0.0;
   std::vector<std::size_t> picked;
@@ -270,5 +278,41 @@ std::expected<eval::Score, NgramError> score(const NgramMlp& model,
   return eval::Score{nats, rows, bytes};
 }
 // endregion: ngram-score
+
+// region: ngram-loop
+std::expected<std::vector<NgramPoint>, NgramError> train_ngram(
+    NgramMlp& model, training::AdamW& optimizer, const NgramBatch& train,
+    const NgramBatch& scored, std::size_t bytes, const NgramSchedule& schedule,
+    const std::function<void(const NgramPoint&)>& on_point,
+    const std::function<void(std::size_t, double)>& on_step) {
+  const std::size_t n = train.targets.batch, batch = schedule.batch;
+  if (batch == 0 || schedule.every == 0 || batch > n)
+    return reject(NgramErrorCode::empty_batch, "ngram train",
+                  fmt::format("B = {}, every = {}, N = {}", batch, schedule.every, n));
+  const std::size_t per_epoch = n / batch;
+  std::vector<NgramPoint> curve;
+  std::vector<std::size_t> order;
+  double since = 0.0;  // the batch losses since the last point
+  for (std::size_t step = 0;; ++step) {
+    if (step % schedule.every == 0 || step == schedule.steps) {
+      const auto s = LLMFS_TRY(score(model, scored, bytes, 512));
+      curve.push_back(
+          {step, step ? since / static_cast<double>(step - curve.back().step) : 0.0,
+           s.total_nats / static_cast<double>(s.tokens),
+           LLMFS_TRY_AT("ngram train", eval::bits_per_byte(s))});
+      if (on_point) on_point(curve.back());
+      since = 0.0;
+    }
+    if (step == schedule.steps) return curve;
+    if (step % per_epoch == 0)
+      order = training::epoch_order(n, schedule.seed, step / per_epoch);
+    const auto rows = std::span(order).subspan((step % per_epoch) * batch, batch);
+    const double loss =
+        LLMFS_TRY(train_step(model, optimizer, select_rows(train, rows)));
+    since += loss;
+    if (on_step) on_step(step + 1, loss);
+  }
+}
+// endregion: ngram-loop
 
 }  // namespace llmfs::models

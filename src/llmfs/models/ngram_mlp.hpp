@@ -10,6 +10,7 @@
 /// V vocabulary size. Losses are in nats; bits per byte as Chapter 7 defines them.
 #include <cstddef>
 #include <expected>
+#include <functional>
 #include <span>
 #include <string_view>
 #include <utility>
@@ -61,10 +62,10 @@ enum class NgramErrorCode {
 /// A model error: code, stage (`"ngram create"`, `"ngram forward"`, `"ngram step"`,
 /// `"ngram score"`), the numbers in the detail, and for NgramErrorCode::layer the
 /// error of Chapter 15–22 it wraps.
-using NgramError = StageError<
-    NgramErrorCode, NgramErrorCode::layer,
-    std::variant<nn::NnError, autograd::AutogradError, training::OptimizerError,
-                 eval::MetricsError>>;
+using NgramError =
+    StageError<NgramErrorCode, NgramErrorCode::layer,
+               std::variant<nn::NnError, autograd::AutogradError,
+                            training::OptimizerError, eval::MetricsError>>;
 // endregion: ngram-errors
 
 /// Every example of `documents`: each document framed as BOS + tokens + EOS, every
@@ -81,10 +82,10 @@ using NgramError = StageError<
 /// One forward pass recorded on a fresh tape: the parameters as leaves (in the order
 /// of NgramMlp::names()), the logits `[B, V]` and the mean loss (rank 0, nats).
 struct NgramPass {
-  autograd::Tape tape;                          ///< owns every node below
-  std::vector<nn::NamedParameter> parameters;   ///< the five leaves
-  autograd::TensorValue logits;                 ///< [B, V]
-  autograd::TensorValue loss;                   ///< mean cross-entropy, nats
+  autograd::Tape tape;                         ///< owns every node below
+  std::vector<nn::NamedParameter> parameters;  ///< the five leaves
+  autograd::TensorValue logits;                ///< [B, V]
+  autograd::TensorValue loss;                  ///< mean cross-entropy, nats
 };
 
 /// The model's graph for `batch`, recorded on the tape of `parameters` (five tape
@@ -161,5 +162,35 @@ ngram_groups(const NgramMlp& model, double weight_decay);
                                                            std::size_t bytes,
                                                            std::size_t chunk);
 // endregion: ngram-train-api
+
+// region: ngram-loop-api
+/// How long to train and when to score.
+struct NgramSchedule {
+  std::size_t batch = 0;   ///< B ≥ 1: examples per step, at most the examples' count
+  std::size_t steps = 0;   ///< AdamW steps
+  std::size_t every = 0;   ///< ≥ 1: score at step 0 and every `every` steps
+  std::uint64_t seed = 0;  ///< the epoch orders' seed (Chapter 21)
+};
+
+/// One point of a loss curve.
+struct NgramPoint {
+  std::size_t step = 0;          ///< updates done
+  double train_loss = 0.0;       ///< mean batch loss of the last `every` steps (0 at 0)
+  double validation_loss = 0.0;  ///< mean nats per scored token
+  double validation_bpb = 0.0;   ///< Chapter 7's bits per byte of the scored tokens
+};
+
+/// Trains `model` with `optimizer` on `train` for schedule.steps steps: epoch e visits
+/// the examples in Chapter 21's epoch_order(N, seed, e), cut into ⌊N/B⌋ batches (the
+/// partial last batch dropped); `scored` (`bytes` UTF-8 bytes) is scored at step 0 and
+/// every schedule.every steps. `on_point` sees each point, `on_step` each step's number
+/// and loss (either may be empty). \return the curve, or empty_batch for B = 0,
+/// every = 0 or B > N (stage `ngram train`), or the errors of train_step() and score().
+[[nodiscard]] std::expected<std::vector<NgramPoint>, NgramError> train_ngram(
+    NgramMlp& model, training::AdamW& optimizer, const NgramBatch& train,
+    const NgramBatch& scored, std::size_t bytes, const NgramSchedule& schedule,
+    const std::function<void(const NgramPoint&)>& on_point = {},
+    const std::function<void(std::size_t, double)>& on_step = {});
+// endregion: ngram-loop-api
 
 }  // namespace llmfs::models
