@@ -50,7 +50,7 @@ std::string ngram_dims(const Shape& shape) {
   return out + "]";
 }
 
-std::expected<void, NgramError> check_ngram_config(const NgramConfig& c) {
+[[nodiscard]] std::expected<void, NgramError> check_ngram_config(const NgramConfig& c) {
   if (c.vocab_size == 0 || c.context == 0 || c.embedding_width == 0 ||
       c.hidden_width == 0)
     return reject(NgramErrorCode::zero_size, "ngram create",
@@ -59,8 +59,8 @@ std::expected<void, NgramError> check_ngram_config(const NgramConfig& c) {
   return {};
 }
 
-std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c,
-                                                  const NgramBatch& b) {
+[[nodiscard]] std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c,
+                                                                const NgramBatch& b) {
   const auto& x = b.contexts;
   const auto& y = b.targets;
   if (x.time != c.context || x.ids.size() != x.batch * x.time || y.time != 1 ||
@@ -83,7 +83,8 @@ std::expected<void, NgramError> check_ngram_batch(const NgramConfig& c,
 
 // region: tanh-op
 // tanh as a tape op: y = tanh(a); backward adds g·(1 − y²), read from the output.
-std::expected<TensorValue, autograd::AutogradError> tanh_op(const TensorValue& a) {
+[[nodiscard]] std::expected<TensorValue, autograd::AutogradError> tanh_op(
+    const TensorValue& a) {
   Tensor y = LLMFS_TRY(a.value());
   for (double& v : y.mutable_values())
     v = std::tanh(v);
