@@ -23,13 +23,13 @@ Directives (MyST fences in chapters/*.md):
       docs/_ext/diagrams/chNN.py -> (html, text_alternative); emits the HTML in a figure
       and the text alternative in a "Read this diagram as text" <details> block.
 
-  ````{answer}
+  :::{answer}
   ```{demo-output} ch16-model-autodiff-ops
   :keys: fixture_*
   ```
 
   Prose that explains the answers.
-  ````
+  :::
       A Predict section's answers, folded: the body (Markdown, any directives) is rendered
       inside <details class="llmfs-answer"><summary>Show the program's answer</summary>, closed
       on the chapter's page so the questions above it can be answered first, and open in the

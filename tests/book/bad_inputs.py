@@ -192,7 +192,7 @@ CASES = [
       "chapters/01-one.md": "# One\n\nText.\n\nSee chapter 7 (to come).\n"},
      ["01-one.md:5", "'chapter 7': there is no chapter 7 in the course"]),
     ("an empty answer",
-     chapter("````{answer}\n\n````\n"),
+     chapter(":::{answer}\n\n:::\n"),
      ["index.md:5", "{answer} the answer is empty"]),
     ("trace-diagram without a renderer",
      {**chapter("```{trace-diagram} ch99-tiny\n```\n"), "snippets/ch97-norender/trace.txt": SNIPPET_TRACE,
@@ -224,7 +224,7 @@ def navigation_case() -> list[str]:
 
 def good_case() -> list[str]:
     body = ("```{region} src/demo/good.cpp#outer\n:caption: \"Doubling: the `twice` function\"\n```\n\n"
-            "````{answer}\n```{demo-output} ch99-tiny\n:keys: out*\n```\n\nWhy it doubles.\n````\n\n"
+            ":::{answer}\n```{demo-output} ch99-tiny\n:keys: out*\n```\n\nWhy it doubles.\n:::\n\n"
             "```{trace-diagram} ch99-tiny\n```\n\n"
             "```{course}\n# Part one\n01 The first\n02 The second\n```\n\n"
             "Chapter 1 is written; chapter 2 (to come) is not.\n")

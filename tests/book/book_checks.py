@@ -175,10 +175,10 @@ def predict_problems(text: str, rel: str) -> tuple[list[str], int]:
             i += 1
         if not answers:
             problems.append(f"{rel}:{line}: '## {title}' folds no answer: put the program's output and the "
-                            f"prose that explains it in a ````{{answer}} block under the questions")
+                            f"prose that explains it in a :::{{answer}} block under the questions")
         for where in unfolded:
             problems.append(f"{rel}:{where}: a {{demo-output}} in '## {title}' outside an {{answer}} block "
-                            f"gives the answer away under the questions: move it into the ````{{answer}}")
+                            f"gives the answer away under the questions: move it into the :::{{answer}}")
     return problems, sections
 
 
@@ -193,12 +193,12 @@ def check_predict(root: Path) -> list[str]:
 def predict_self_test() -> int:
     """The predict check fails an unfolded Predict section and one without an answer, and
     passes a folded one (a demo output outside Predict is not its business)."""
-    fence, four = "`" * 3, "`" * 4
+    fence, colons = "`" * 3, ":::"
     demo = f"{fence}{{demo-output}} ch00-the-parts-of-an-llm\n:keys: prompt\n{fence}\n"
     cases = [
         ("unfolded", f"# C\n\n## Predict\n\nQ?\n\n{demo}\nWhy.\n\n## Derive\n", 2),
         ("no answer", "# C\n\n## Predict before you run\n\nQ?\n\n### Sub\n\nText.\n", 1),
-        ("folded", f"# C\n\n## Predict\n\nQ?\n\n{four}{{answer}}\n{demo}\nWhy.\n{four}\n\n## Build\n\n{demo}", 0),
+        ("folded", f"# C\n\n## Predict\n\nQ?\n\n{colons}{{answer}}\n{demo}\nWhy.\n{colons}\n\n## Build\n\n{demo}", 0),
     ]
     failures = 0
     for name, text, wanted in cases:
