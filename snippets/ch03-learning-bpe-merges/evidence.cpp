@@ -50,7 +50,6 @@ std::vector<TokenId> byte_ids(std::string_view chunk) {
 }
 // endregion: train-both
 
-// region: count-step
 // Every pair's count in the chunks as they are now, with the library's own counting:
 // the pairs seen at least twice best first, and the pair the trainer would pick.
 MergeStep count_step(const std::vector<std::vector<TokenId>>& chunks) {
@@ -68,7 +67,6 @@ MergeStep count_step(const std::vector<std::vector<TokenId>>& chunks) {
   std::tie(step.pair, step.count) = llmfs::text::best_pair(counts);
   return step;
 }
-// endregion: count-step
 
 // region: replay-steps
 

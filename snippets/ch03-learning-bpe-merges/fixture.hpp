@@ -19,7 +19,6 @@ inline constexpr std::array<std::string_view, 2> kFixture{"the cat sat on the ma
 inline constexpr std::size_t kCourseVocab = 4096;
 // endregion: fixture
 
-// region: rule-cases
 
 /// A run of one byte beside a repeated pair: the counting rule decides the first merge.
 inline constexpr std::string_view kRunCase = "bbbb abab";
@@ -33,7 +32,6 @@ inline constexpr std::size_t kSliceDocuments = 10;
 inline constexpr std::size_t kSliceVocab = 258 + 100;
 /// How many of the slice's merges the report prints.
 inline constexpr std::size_t kSliceShown = 12;
-// endregion: rule-cases
 
 /// Exercise 1: a run of five equal bytes.
 inline constexpr std::string_view kFiveRun = "aaaaa";

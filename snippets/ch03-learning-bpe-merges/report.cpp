@@ -127,7 +127,6 @@ std::string render_report(const Evidence& e) {
   return snippets::join_lines(lines);
 }
 
-// region: trace-records
 // CHUNK per fixture chunk; per merge a STEP, a CANDIDATE per pair counted twice or
 // more (chosen=1 for the merge) and a SEGMENT per chunk after it; STOP at the end.
 std::string render_trace(const Evidence& e) {
@@ -154,6 +153,5 @@ std::string render_trace(const Evidence& e) {
                                 f.after.single_pairs));
   return snippets::join_lines(records);
 }
-// endregion: trace-records
 
 }  // namespace ch03
