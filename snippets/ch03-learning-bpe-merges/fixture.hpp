@@ -19,7 +19,6 @@ inline constexpr std::array<std::string_view, 2> kFixture{"the cat sat on the ma
 inline constexpr std::size_t kCourseVocab = 4096;
 // endregion: fixture
 
-
 /// A run of one byte beside a repeated pair: the counting rule decides the first merge.
 inline constexpr std::string_view kRunCase = "bbbb abab";
 /// Three pairs with equal counts: the tie-break decides.
