@@ -16,6 +16,7 @@
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
 #                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt)
+#   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -24,7 +25,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench strict clean
+.PHONY: deps configure build demos book test traces demo sanitize bench strict clean train-ngram
 
 deps:
 	@tools/install-deps.sh
@@ -84,6 +85,16 @@ demo:
 	  $(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
 	  cmake --build --preset $(PRESET) --target $$name >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }; \
 	  $(BUILD)/bin/$$name $(if $(TRACE),--trace)
+
+# Chapter 23's long run: the neural n-gram model trained for 3,000 AdamW steps of B = 128 and
+# scored on the whole validation partition every 500 steps. Progress on stderr when it is a
+# terminal; the log (JSON lines) in docs/_static/ch23-train-ngram.jsonl, the figure redrawn
+# from it by tools/plot-ngram-log.py.
+train-ngram:
+	@$(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
+	  cmake --build --preset $(PRESET) --target ch23-a-neural-n-gram-model >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
+	@$(BUILD)/bin/ch23-a-neural-n-gram-model --train-long --log docs/_static/ch23-train-ngram.jsonl
+	@/usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram.svg
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan
