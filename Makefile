@@ -94,7 +94,7 @@ train-ngram:
 	@$(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
 	  cmake --build --preset $(PRESET) --target ch23-a-neural-n-gram-model >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
 	@$(BUILD)/bin/ch23-a-neural-n-gram-model --train-long --log docs/_static/ch23-train-ngram.jsonl
-	@/usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram.svg
+	@/usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan

@@ -1,13 +1,16 @@
 #!/usr/bin/python3
-"""Redraw Chapter 23's long-run figure from its log.
+"""Redraw Chapter 23's long-run figure and table from its log.
 
-    /usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram.svg
+    /usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram
 
 The log is the JSON lines `make train-ngram` writes: one `config` record (with the bigram's
 validation bits per byte), an `eval` record per scored step (step, train_loss,
-validation_loss, validation_bpb), and a `final` record. The figure: validation bits per byte
-over the whole validation partition by step, against the bigram's line. The SVG uses
-currentColor only (it follows the book's light and dark themes) and is written atomically.
+validation_loss, validation_bpb), and a `final` record. Two files are written, each
+atomically, from the second argument PREFIX:
+  PREFIX.svg  validation bits per byte over the whole validation partition by step, against
+              the bigram's line (currentColor only: it follows the book's light and dark themes);
+  PREFIX.txt  the same numbers as a table inside a region the chapter shows, with the run's
+              wall-clock time and tokens per second (never in a golden).
 """
 
 import json
@@ -62,11 +65,54 @@ def main(argv):
     out.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="end" fill="currentColor">%.3f bits/byte'
                '</text>' % (X(s) - 4, Y(b) - 8, b))
     out.append("</svg>\n")
-    tmp = argv[1] + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write("".join(out))
-    os.replace(tmp, argv[1])
+    write_atomically(argv[1] + ".svg", "".join(out))
+    write_atomically(argv[1] + ".txt", summary(argv[0], config, records))
     return 0
+
+
+def summary(log, config, records):
+    final = next((r for r in records if r["kind"] == "final"), None)
+    if final is None:
+        raise SystemExit("plot-ngram-log: %s has no final record (the run did not end)" % log)
+    examples = config["batch"] * config["steps"]
+    lines = [
+        "# Chapter 23's long run: written by tools/plot-ngram-log.py from %s," % os.path.basename(log),
+        "# shown by chapters/23-a-neural-n-gram-model.md, never typed by hand",
+        "# region: long-run-results",
+        "model: V = %d, n = %d, d = %d, h = %d; AdamW lr %g (%s), weight decay %g, seed %d"
+        % (config["V"], config["n"], config["d"], config["h"], config["lr"],
+           config.get("lr_schedule", "constant"), config["weight_decay"],
+           config["seed"]),
+        "data: %d steps of B = %d = %d examples, %.2f of an epoch of %d; scored on all %d"
+        % (config["steps"], config["batch"], examples, examples / config["train_examples"],
+           config["train_examples"], config["validation_examples"]),
+        "      validation examples (%d bytes)" % config["validation_bytes"],
+        "",
+        "  step  train loss  validation loss  validation bits/byte",
+    ]
+    for r in records:
+        if r["kind"] == "eval":
+            train = "%10.6f" % r["train_loss"] if r["step"] else "%10s" % "-"
+            lines.append("%6d  %s  %15.6f  %20.6f" % (r["step"], train, r["validation_loss"],
+                                                      r["validation_bpb"]))
+    lines += [
+        "",
+        "final: %.6f bits/byte; bigram (alpha = 0.01) %.6f; difference %+.6f"
+        % (final["validation_bpb"], final["bigram_bpb"], final["validation_bpb"] - final["bigram_bpb"]),
+        "wall clock: %.0f s in all, scoring included: %.0f training examples/s"
+        % (final["seconds"], examples / final["seconds"]),
+        "# endregion: long-run-results",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_atomically(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -131,7 +131,7 @@ Step<CorpusExamples> corpus_examples() {
 // loop: Chapter 21's seeded epochs, Chapter 7's score at fixed steps.
 Step<std::vector<CurvePoint>> train(
     const CorpusExamples& corpus, const NgramBatch& scored, std::size_t bytes,
-    std::size_t batch, std::size_t steps, std::size_t every,
+    std::size_t batch, std::size_t steps, std::size_t every, bool linear_decay,
     const std::function<void(const CurvePoint&)>& on_point,
     const std::function<void(std::size_t, double)>& on_step) {
   llmfs::SplitMix64 rng(kSeed);
@@ -141,9 +141,10 @@ Step<std::vector<CurvePoint>> train(
       "optimizer", llmfs::training::AdamW::create(
                        kHyper, LLMFS_TRY_AT("groups", llmfs::models::ngram_groups(
                                                           model, kWeightDecay))));
-  return LLMFS_TRY_AT("train", llmfs::models::train_ngram(
-                                   model, optimizer, corpus.train, scored, bytes,
-                                   {batch, steps, every, kSeed}, on_point, on_step));
+  return LLMFS_TRY_AT(
+      "train", llmfs::models::train_ngram(model, optimizer, corpus.train, scored, bytes,
+                                          {batch, steps, every, kSeed, linear_decay},
+                                          on_point, on_step));
 }
 // endregion: training-loop
 

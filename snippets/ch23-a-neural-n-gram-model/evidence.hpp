@@ -78,12 +78,13 @@ struct CorpusExamples {
 /// The corpus encoded (Chapter 6) and cut into n-gram examples, with the bigram scores.
 [[nodiscard]] Step<CorpusExamples> corpus_examples();
 /// `steps` AdamW steps from kSeed with batches of `batch`, scoring `scored` (of
-/// `bytes` bytes) at step 0 and every `every` steps; `on_point` sees each point and
-/// `on_step`, if given, each step's number and batch loss.
+/// `bytes` bytes) at step 0 and every `every` steps, η constant or falling linearly
+/// (`linear_decay`); `on_point` sees each point and `on_step`, if given, each step's
+/// number and batch loss.
 [[nodiscard]] Step<std::vector<CurvePoint>> train(
     const CorpusExamples& corpus, const llmfs::models::NgramBatch& scored,
     std::size_t bytes, std::size_t batch, std::size_t steps, std::size_t every,
-    const std::function<void(const CurvePoint&)>& on_point,
+    bool linear_decay, const std::function<void(const CurvePoint&)>& on_point,
     const std::function<void(std::size_t, double)>& on_step = {});
 /// The reference file's model, gradients and AdamW steps against ours.
 [[nodiscard]] Step<Replay> replay_reference();

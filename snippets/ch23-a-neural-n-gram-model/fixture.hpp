@@ -46,7 +46,7 @@ inline constexpr std::uint64_t kSeed = 23;
 inline constexpr std::size_t kBatch = 32, kSteps = 80, kEvery = 20;
 inline constexpr std::size_t kSubsetDocuments = 1;
 /// The long run: B = 128, 3,000 steps, the whole validation partition every 500.
-inline constexpr std::size_t kLongBatch = 128, kLongSteps = 3000, kLongEvery = 500;
+inline constexpr std::size_t kLongBatch = 128, kLongSteps = 10000, kLongEvery = 1000;
 // endregion: corpus-settings
 
 }  // namespace ch23

@@ -4,8 +4,10 @@
 // the validation partition. Progress goes to stderr only when stderr is a terminal; the
 // log is JSON lines, appended and flushed line by line to FILE.partial and renamed to
 // FILE when the run ends, so FILE is only ever a whole log.
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <expected>
 #include <filesystem>
 #include <string_view>
 
@@ -22,24 +24,41 @@ struct Options {
   std::size_t steps = kLongSteps;
 };
 
-Options parse(int argc, char** argv) {
+// `--log FILE` and `--steps N` in any order after `--train-long`; anything else, a
+// missing value or a count that is not a positive decimal number is refused by name.
+std::expected<Options, std::string> parse(int argc, char** argv) {
   Options o;
-  for (int i = 2; i + 1 < argc; i += 2) {
+  for (int i = 2; i < argc; i += 2) {
     const std::string_view flag = argv[i];
-    if (flag == "--log") o.log = argv[i + 1];
-    if (flag == "--steps") o.steps = std::stoul(argv[i + 1]);
+    if (i + 1 >= argc) return std::unexpected(fmt::format("{} needs a value", flag));
+    const std::string_view value = argv[i + 1];
+    if (flag == "--log") {
+      o.log = value;
+    } else if (flag == "--steps") {
+      const auto [end, ec] =
+          std::from_chars(value.data(), value.data() + value.size(), o.steps);
+      if (ec != std::errc() || end != value.data() + value.size() || o.steps == 0)
+        return std::unexpected(
+            fmt::format("--steps wants a positive whole number, not '{}'", value));
+    } else {
+      return std::unexpected(fmt::format("unknown option '{}'", flag));
+    }
   }
+  if (o.log.empty()) return std::unexpected(std::string("--log FILE is required"));
   return o;
 }
 
 }  // namespace
 
 int train_long(int argc, char** argv) {
-  const Options options = parse(argc, argv);
-  if (options.log.empty() || options.steps == 0) {
-    fmt::print(stderr, "usage: {} --train-long --log FILE [--steps N]\n", argv[0]);
+  const auto parsed = parse(argc, argv);
+  if (!parsed) {
+    fmt::print(stderr,
+               "train-long: {}\nusage: {} --train-long --log FILE [--steps N]\n",
+               parsed.error(), argv[0]);
     return 2;
   }
+  const Options& options = *parsed;
   const auto corpus = corpus_examples();
   if (!corpus) {
     fmt::print(stderr, "train-long: {}\n", corpus.error());
@@ -60,7 +79,8 @@ int train_long(int argc, char** argv) {
   fmt::print(
       log,
       "{{\"kind\":\"config\",\"V\":{},\"n\":{},\"d\":{},\"h\":{},\"batch\":{},"
-      "\"steps\":{},\"lr\":{},\"weight_decay\":{},\"seed\":{},\"train_examples\":{},"
+      "\"steps\":{},\"lr\":{},\"lr_schedule\":\"linear decay to "
+      "lr/steps\",\"weight_decay\":{},\"seed\":{},\"train_examples\":{},"
       "\"validation_examples\":{},\"validation_bytes\":{},\"bigram_bpb\":{:.6f}}}\n",
       corpus->vocab, kContext, kEmbedding, kHidden, kLongBatch, options.steps,
       kHyper.learning_rate, kWeightDecay, kSeed, corpus->train.targets.batch,
@@ -87,8 +107,9 @@ int train_long(int argc, char** argv) {
     fmt::print(stderr, "\rstep {}/{}  loss {:.4f}  {:.0f} tokens/s  ETA {:.0f} s   ",
                step, options.steps, loss, rate, eta);
   };
-  const auto curve = train(*corpus, corpus->validation, corpus->validation_bytes,
-                           kLongBatch, options.steps, kLongEvery, on_point, on_step);
+  const auto curve =
+      train(*corpus, corpus->validation, corpus->validation_bytes, kLongBatch,
+            options.steps, kLongEvery, true, on_point, on_step);
   if (!curve) {
     std::fclose(log);
     fmt::print(stderr, "train-long: {}\n", curve.error());

@@ -61,7 +61,7 @@ Step<Evidence> gather() {
                            static_cast<double>(run.subset_examples) /
                            (std::log(2.0) * static_cast<double>(run.subset_bytes));
   run.curve = LLMFS_TRY(train(corpus, corpus.subset, corpus.subset_bytes, kBatch,
-                              kSteps, kEvery, [](const CurvePoint&) {}));
+                              kSteps, kEvery, false, [](const CurvePoint&) {}));
   e.replay = LLMFS_TRY(replay_reference());
   e.errors = LLMFS_TRY(refusals());
   const std::array<std::size_t, 3> contexts = {1, kContext, 6};

@@ -79,4 +79,32 @@ TEST(NgramTrain, RefusesABadSchedule) {
   EXPECT_EQ(opt.state().step, 0u);
 }
 
+// The long run's schedule: step s (from 0) runs with η₀·(S − s)/S, so the optimizer's η
+// after the last step is η₀/S, and a decayed run leaves other values than a constant one.
+TEST(NgramTrain, LinearDecayFollowsItsFormulaStepByStep) {
+  const NgramBatch data = llmfs::models::ngram_examples(kCorpus, 2, 3, 4);
+  constexpr double eta0 = 0.05;
+  constexpr std::size_t steps = 8;
+  const auto run = [&](bool decay, std::vector<double>* etas) {
+    SplitMix64 rng(11);
+    NgramMlp m = NgramMlp::create(kConfig, rng).value();
+    auto opt = llmfs::training::AdamW::create(
+                   {eta0, 0.9, 0.999, 1e-8}, llmfs::models::ngram_groups(m, 0.0).value())
+                   .value();
+    const auto seen = [&](std::size_t, double) {
+      if (etas != nullptr) etas->push_back(opt.hyper().learning_rate);
+    };
+    llmfs::models::NgramSchedule s{4, steps, steps, 3};
+    s.linear_decay = decay;
+    EXPECT_TRUE(llmfs::models::train_ngram(m, opt, data, data, 20, s, {}, seen));
+    return m.values()[3].values()[0];
+  };
+  std::vector<double> etas;
+  const double decayed = run(true, &etas);
+  ASSERT_EQ(etas.size(), steps);
+  for (std::size_t s = 0; s < steps; ++s)
+    EXPECT_EQ(etas[s], eta0 * static_cast<double>(steps - s) / static_cast<double>(steps));
+  EXPECT_NE(decayed, run(false, nullptr));
+}
+
 }  // namespace

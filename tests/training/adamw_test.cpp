@@ -157,6 +157,23 @@ TEST(AdamW, CreateRefusesBadConfigurations) {
             "adamw config: bad hyperparameter (lr=0 beta1=0.9 beta2=0.999 eps=1e-08)");
 }
 
+// A schedule sets η between steps: the first step moves a weight by η (the bias-
+// corrected first step), so after setting η = 0.25 the weight moves by exactly 0.25.
+// A refused η leaves the old one.
+TEST(AdamW, SetLearningRateTakesEffectAndRefusesBadValues) {
+  auto adamw = AdamW::create({0.5}, {{"g", 0.0, {{"p", Shape{1}}}}}).value();
+  for (const double bad : {0.0, -1e-3, double(NAN), double(INFINITY)}) {
+    const auto refused = adamw.set_learning_rate(bad);
+    ASSERT_FALSE(refused.has_value());
+    EXPECT_EQ(refused.error().code, OptimizerErrorCode::bad_hyperparameter);
+    EXPECT_EQ(adamw.hyper().learning_rate, 0.5);
+  }
+  ASSERT_TRUE(adamw.set_learning_rate(0.25).has_value());
+  std::vector<Tensor> values = {vec({1.0})};
+  ASSERT_TRUE(adamw.step(values, std::vector<Tensor>{vec({3.0})}).has_value());
+  EXPECT_NEAR(values[0].values()[0], 0.75, 1e-8);
+}
+
 TEST(AdamW, ZeroGradientWithoutDecayLeavesTheWeightExactly) {
   auto adamw = AdamW::create({}, {{"g", 0.0, {{"p", Shape{2}}}}}).value();
   std::vector<Tensor> values = {vec({0.25, -3.0})};

@@ -291,6 +291,7 @@ std::expected<std::vector<NgramPoint>, NgramError> train_ngram(
     return reject(NgramErrorCode::empty_batch, "ngram train",
                   fmt::format("B = {}, every = {}, N = {}", batch, schedule.every, n));
   const std::size_t per_epoch = n / batch;
+  const double eta = optimizer.hyper().learning_rate;  // η₀
   std::vector<NgramPoint> curve;
   std::vector<std::size_t> order;
   double since = 0.0;  // the batch losses since the last point
@@ -308,6 +309,10 @@ std::expected<std::vector<NgramPoint>, NgramError> train_ngram(
     if (step % per_epoch == 0)
       order = training::epoch_order(n, schedule.seed, step / per_epoch);
     const auto rows = std::span(order).subspan((step % per_epoch) * batch, batch);
+    if (schedule.linear_decay)
+      LLMFS_TRY_AT("ngram train", optimizer.set_learning_rate(
+                                      eta * static_cast<double>(schedule.steps - step) /
+                                      static_cast<double>(schedule.steps)));
     const double loss =
         LLMFS_TRY(train_step(model, optimizer, select_rows(train, rows)));
     since += loss;

@@ -170,6 +170,9 @@ struct NgramSchedule {
   std::size_t steps = 0;   ///< AdamW steps
   std::size_t every = 0;   ///< ≥ 1: score at step 0 and every `every` steps
   std::uint64_t seed = 0;  ///< the epoch orders' seed (Chapter 21)
+  /// When true, η falls linearly from the optimizer's value η₀ to η₀/steps: step s
+  /// (from 0) uses η₀·(steps − s)/steps. When false, η₀ throughout.
+  bool linear_decay = false;
 };
 
 /// One point of a loss curve.

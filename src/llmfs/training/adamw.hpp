@@ -109,6 +109,8 @@ class AdamW {
   }
   /// The hyperparameters.
   [[nodiscard]] const AdamWHyper& hyper() const noexcept { return hyper_; }
+  /// Sets η for later steps (Chapter 33). \return bad_hyperparameter unless 0 < η < ∞.
+  [[nodiscard]] std::expected<void, OptimizerError> set_learning_rate(double eta);
 
  private:
   AdamW(AdamWHyper hyper, std::vector<ParameterGroup> groups, AdamWState state)
