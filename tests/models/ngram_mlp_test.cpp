@@ -80,7 +80,8 @@ TEST(NgramTrain, RefusesABadSchedule) {
 }
 
 // The long run's schedule: step s (from 0) runs with η₀·(S − s)/S, so the optimizer's η
-// after the last step is η₀/S, and a decayed run leaves other values than a constant one.
+// after the last step is η₀/S, and a decayed run leaves other values than a constant
+// one.
 TEST(NgramTrain, LinearDecayFollowsItsFormulaStepByStep) {
   const NgramBatch data = llmfs::models::ngram_examples(kCorpus, 2, 3, 4);
   constexpr double eta0 = 0.05;
@@ -88,9 +89,10 @@ TEST(NgramTrain, LinearDecayFollowsItsFormulaStepByStep) {
   const auto run = [&](bool decay, std::vector<double>* etas) {
     SplitMix64 rng(11);
     NgramMlp m = NgramMlp::create(kConfig, rng).value();
-    auto opt = llmfs::training::AdamW::create(
-                   {eta0, 0.9, 0.999, 1e-8}, llmfs::models::ngram_groups(m, 0.0).value())
-                   .value();
+    auto opt =
+        llmfs::training::AdamW::create({eta0, 0.9, 0.999, 1e-8},
+                                       llmfs::models::ngram_groups(m, 0.0).value())
+            .value();
     const auto seen = [&](std::size_t, double) {
       if (etas != nullptr) etas->push_back(opt.hyper().learning_rate);
     };
@@ -103,7 +105,8 @@ TEST(NgramTrain, LinearDecayFollowsItsFormulaStepByStep) {
   const double decayed = run(true, &etas);
   ASSERT_EQ(etas.size(), steps);
   for (std::size_t s = 0; s < steps; ++s)
-    EXPECT_EQ(etas[s], eta0 * static_cast<double>(steps - s) / static_cast<double>(steps));
+    EXPECT_EQ(etas[s],
+              eta0 * static_cast<double>(steps - s) / static_cast<double>(steps));
   EXPECT_NE(decayed, run(false, nullptr));
 }
 
