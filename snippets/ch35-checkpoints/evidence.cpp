@@ -275,6 +275,28 @@ void errors(Evidence& e, const std::string& bytes) {
   load("missing_tensor", bytes, layout_of(deeper));
 }
 
+// The largest |z − z_torch| over the logits the Python reader computed from the
+// committed checkpoint (tests/reference/data/training/ch35_logits.txt).
+Step<void> python_logits(Evidence& e) {
+  const auto text = LLMFS_TRY_AT(
+      "reference", llmfs::read_file(LLMFS_CHECKPOINT_REFERENCE_DIR "/ch35_logits.txt"));
+  std::size_t row = 0;
+  for (std::size_t at = text.find("LOGITS|"); at != std::string::npos;
+       at = text.find("LOGITS|", at + 1), ++row) {
+    std::string_view rest(text.data() + text.find("values=", at) + 7);
+    rest = rest.substr(0, rest.find('\n'));
+    for (std::size_t v = 0; !rest.empty(); ++v) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      const double torch = std::stod(std::string(rest.substr(0, comma)));
+      const double ours = e.prompt_logits.at(row * kConfig.vocab_size + v);
+      e.python_max_difference = std::max(e.python_max_difference, std::abs(ours - torch));
+      ++e.python_values;
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+  }
+  return {};
+}
+
 // Resumes that leave one part of the state out, against the straight run.
 Step<void> omissions(Evidence& e, const training::TrainingState& saved,
                      const training::TrainingState& straight_end) {
@@ -348,6 +370,7 @@ Step<Evidence> gather() {
   e.failed_load_kept_model = !refused && before == LLMFS_TRY_AT("values", resumed.model.values());
   LLMFS_TRY(omissions(e, saved, straight_end));
   e.prompt_logits = LLMFS_TRY(prompt_logits(resumed.model, e.prompt_ids));
+  LLMFS_TRY(python_logits(e));
   // Exercises 1 and 3
   auto two_layers = kConfig;
   two_layers.layers = 2;

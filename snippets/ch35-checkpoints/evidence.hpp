@@ -75,7 +75,9 @@ struct Evidence {
   std::vector<Omission> omissions;
   std::vector<std::array<std::string, 2>> errors;
   std::vector<llmfs::text::TokenId> prompt_ids;
-  std::vector<double> prompt_logits;  ///< last position, all V
+  std::vector<double> prompt_logits;  ///< every position, all V
+  double python_max_difference = 0.0;  ///< against the Python reader's torch logits
+  std::size_t python_values = 0;       ///< logits compared
   Exercises exercises;
 };
 

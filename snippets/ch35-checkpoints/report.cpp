@@ -47,6 +47,8 @@ std::string render_report(const Evidence& e) {
   lines.push_back(fmt::format("prompt=ids:[{}] last_logits_0_to_3:[{:.6f}] argmax:{}",
                               fmt::join(e.prompt_ids, ","),
                               fmt::join(last, last + 4, ","), argmax_last(e)));
+  lines.push_back(fmt::format("python_reader_torch_logits=values:{} max_abs_difference:{:.1e}",
+                              e.python_values, e.python_max_difference));
   const Exercises& x = e.exercises;
   lines.push_back(fmt::format("exercise_1=two_layer_checkpoint data_bytes:{}",
                               x.two_layer_data_bytes));
