@@ -57,7 +57,12 @@ run() {
   trap 'rm -rf "$work"' EXIT
   cp "$here"/tests/fuzz/corpus/* "$work/"
   # -max_len: the largest seed is under 2 KB; the header-length field reaches past it.
-  (cd "$work" && "$out/safetensors_fuzz" -max_len=4096 -print_final_stats=1 "$@" "$work")
+  # A crash leaves its input in DIR (crash-<sha1>); llvm-symbolizer, if any, names the lines.
+  if command -v llvm-symbolizer > /dev/null; then
+    export ASAN_SYMBOLIZER_PATH=$(command -v llvm-symbolizer)
+  fi
+  (cd "$work" && "$out/safetensors_fuzz" -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$out/" "$@" "$work")
 }
 
 case "${1:-}" in

@@ -241,6 +241,12 @@ TEST(Safetensors, MalformedEntriesAndOffsetsAreTypedErrors) {
                           eight)),
             Code::bad_json);
   EXPECT_EQ(code_of(craft(",\"a\":", eight)), Code::bad_json);
+  // a number beyond the double range (nlohmann::json throws out_of_range, not parse_error;
+  // found by the fuzzer)
+  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1e999],"
+                          "\"data_offsets\":[0,8]}",
+                          eight)),
+            Code::bad_json);
 }
 
 TEST(Safetensors, EncodeRefusesWhatItCouldNotReadBack) {

@@ -259,6 +259,8 @@ struct Header {
     const std::uint64_t at = error.byte == 0 ? 0 : error.byte - 1;
     return fail(CheckpointErrorCode::bad_json, label, 8 + at, "header json",
                 fmt::format("parse error at header byte {}", at));
+  } catch (const Json::exception& error) {  // e.g. a number beyond the double range
+    return fail(CheckpointErrorCode::bad_json, label, 8, "header json", error.what());
   }
 }
 
