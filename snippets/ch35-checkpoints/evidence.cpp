@@ -1,6 +1,9 @@
 // Chapter 35
 // The chapter's evidence: the tiny file, the special doubles, a run of the decoder
-// interrupted by a checkpoint and resumed, resumes that leave a part out, damaged files.
+// interrupted by a checkpoint and resumed, resumes that leave a part out, damaged
+// files.
+#include "evidence.hpp"
+
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -13,8 +16,6 @@
 #include <llmfs/core/read_file.hpp>
 #include <llmfs/text/tokenizer.hpp>
 #include <llmfs/training/batches.hpp>
-
-#include "evidence.hpp"
 
 namespace ch35 {
 
@@ -33,7 +34,8 @@ std::vector<training::ParameterGroup> groups_in_model_order(
     const models::DecoderConfig& config) {
   std::vector<training::ParameterGroup> groups;
   for (const auto& spec : models::decoder_parameter_specs(config))
-    groups.push_back({spec.name, spec.shape.rank() >= 2 ? kWeightDecay : 0.0,
+    groups.push_back({spec.name,
+                      spec.shape.rank() >= 2 ? kWeightDecay : 0.0,
                       {{spec.name, spec.shape}}});
   return groups;
 }
@@ -59,31 +61,36 @@ std::map<std::string, std::string> config_entries() {
 }
 
 // B windows of T + 1 tokens at starts drawn uniformly: inputs and next-token targets.
-std::array<TokenGrid, 2> draw_batch(const std::vector<TokenId>& tokens, SplitMix64& rng) {
+std::array<TokenGrid, 2> draw_batch(const std::vector<TokenId>& tokens,
+                                    SplitMix64& rng) {
   TokenGrid inputs{kBatch, kTokens, {}}, targets{kBatch, kTokens, {}};
   for (std::size_t b = 0; b < kBatch; ++b) {
     const std::size_t s = training::bounded(rng, tokens.size() - kTokens);
-    inputs.ids.insert(inputs.ids.end(), tokens.begin() + s, tokens.begin() + s + kTokens);
+    inputs.ids.insert(inputs.ids.end(), tokens.begin() + s,
+                      tokens.begin() + s + kTokens);
     targets.ids.insert(targets.ids.end(), tokens.begin() + s + 1,
                        tokens.begin() + s + kTokens + 1);
   }
   return {inputs, targets};
 }
 
-Step<std::vector<TokenId>> encode_text() {
-  const auto tokenizer = LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges()));
+[[nodiscard]] Step<std::vector<TokenId>> encode_text() {
+  const auto tokenizer =
+      LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges()));
   return tokenizer.encode(kText);
 }
 
 std::string hex(std::string_view bytes) {
   std::string out;
-  for (unsigned char c : bytes) out += fmt::format("{}{:02x}", out.empty() ? "" : " ", c);
+  for (unsigned char c : bytes)
+    out += fmt::format("{}{:02x}", out.empty() ? "" : " ", c);
   return out;
 }
 
 std::uint64_t header_length(std::string_view bytes) {
   std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[i]);
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[i]);
   return n;
 }
 
@@ -93,7 +100,8 @@ std::vector<double> all_values(const training::TrainingState& s) {
   for (const auto& p : s.parameters)
     out.insert(out.end(), p.value.values().begin(), p.value.values().end());
   for (const auto* moments : {&s.optimizer.first_moment, &s.optimizer.second_moment})
-    for (const Tensor& t : *moments) out.insert(out.end(), t.values().begin(), t.values().end());
+    for (const Tensor& t : *moments)
+      out.insert(out.end(), t.values().begin(), t.values().end());
   return out;
 }
 
@@ -108,8 +116,8 @@ std::vector<training::ParameterSlot> layout_of(const models::DecoderConfig& conf
 
 Step<Session> start() {
   auto model = LLMFS_TRY_AT("model", models::DecoderModel::create(kConfig));
-  auto adamw = LLMFS_TRY_AT("adamw", training::AdamW::create(
-                                         kHyper, groups_in_model_order(kConfig)));
+  auto adamw = LLMFS_TRY_AT(
+      "adamw", training::AdamW::create(kHyper, groups_in_model_order(kConfig)));
   auto tokens = LLMFS_TRY(encode_text());
   return Session{std::move(model), std::move(adamw), SplitMix64(kDataSeed),
                  std::move(tokens), 0};
@@ -131,7 +139,6 @@ Step<double> train_step(Session& session) {
 }
 // endregion: train-step
 
-// region: capture
 Step<training::TrainingState> capture(const Session& session) {
   training::TrainingState state;
   const auto values = LLMFS_TRY_AT("values", session.model.values());
@@ -143,19 +150,21 @@ Step<training::TrainingState> capture(const Session& session) {
   state.rng = session.rng;
   state.tokenizer = merges();
   state.config = config_entries();
-  const auto manifest = LLMFS_TRY_AT("manifest", llmfs::read_file(LLMFS_PARTITIONS_PATH));
+  const auto manifest =
+      LLMFS_TRY_AT("manifest", llmfs::read_file(LLMFS_PARTITIONS_PATH));
   state.partition_sha256 = training::sha256_hex_of(manifest);
   return state;
 }
-// endregion: capture
 
 // region: resume
 Step<Session> resume(const training::TrainingState& state) {
   std::vector<Tensor> values;
-  for (const auto& parameter : state.parameters) values.push_back(parameter.value);
-  auto model = LLMFS_TRY_AT("model", models::DecoderModel::from_values(kConfig, values));
-  auto adamw = LLMFS_TRY_AT("adamw", training::AdamW::create(
-                                         kHyper, groups_in_model_order(kConfig)));
+  for (const auto& parameter : state.parameters)
+    values.push_back(parameter.value);
+  auto model =
+      LLMFS_TRY_AT("model", models::DecoderModel::from_values(kConfig, values));
+  auto adamw = LLMFS_TRY_AT(
+      "adamw", training::AdamW::create(kHyper, groups_in_model_order(kConfig)));
   LLMFS_TRY_AT("adamw restore", adamw.restore(state.optimizer));
   auto tokens = LLMFS_TRY(encode_text());
   return Session{std::move(model), std::move(adamw), state.rng, std::move(tokens),
@@ -165,7 +174,8 @@ Step<Session> resume(const training::TrainingState& state) {
 
 Step<std::vector<double>> prompt_logits(const models::DecoderModel& model,
                                         std::vector<TokenId>& ids) {
-  const auto tokenizer = LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges()));
+  const auto tokenizer =
+      LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges()));
   ids = tokenizer.encode(kPrompt);
   const TokenGrid grid{1, ids.size(), ids};
   const auto logits = LLMFS_TRY_AT("prompt", model.forward(grid));
@@ -175,7 +185,8 @@ Step<std::vector<double>> prompt_logits(const models::DecoderModel& model,
 
 Step<training::TrainingState> final_state() {
   auto session = LLMFS_TRY(start());
-  for (std::size_t s = 0; s < kSteps; ++s) LLMFS_TRY(train_step(session));
+  for (std::size_t s = 0; s < kSteps; ++s)
+    LLMFS_TRY(train_step(session));
   return capture(session);
 }
 
@@ -184,8 +195,9 @@ int save_final(const char* path) {
   const auto saved = state ? training::save_checkpoint(path, *state)
                            : std::expected<void, training::CheckpointError>{};
   if (!state || !saved) {
-    fmt::print(stderr, "ch35-checkpoints: {}\n",
-               state ? fmt::format("{}", saved.error()) : fmt::format("{}", state.error()));
+    fmt::print(
+        stderr, "ch35-checkpoints: {}\n",
+        state ? fmt::format("{}", saved.error()) : fmt::format("{}", state.error()));
     return 1;
   }
   return 0;
@@ -194,7 +206,7 @@ int save_final(const char* path) {
 namespace {
 
 // The Predict's file and the special doubles.
-Step<void> tiny_file(Evidence& e) {
+[[nodiscard]] Step<void> tiny_file(Evidence& e) {
   training::TensorFile tiny;
   tiny.tensors.push_back({"w", {2}, {kTinyValues.begin(), kTinyValues.end()}});
   const std::string bytes = LLMFS_TRY_AT("tiny", training::encode_tensor_file(tiny));
@@ -202,9 +214,9 @@ Step<void> tiny_file(Evidence& e) {
             hex(std::string_view(bytes).substr(bytes.size() - 16, 8))};
   training::TensorFile special;
   special.tensors.push_back({"special", {8}, {kSpecial.begin(), kSpecial.end()}});
-  const auto back = LLMFS_TRY_AT(
-      "special", training::decode_tensor_file(
-                     LLMFS_TRY_AT("special", training::encode_tensor_file(special))));
+  const auto back =
+      LLMFS_TRY_AT("special", training::decode_tensor_file(LLMFS_TRY_AT(
+                                  "special", training::encode_tensor_file(special))));
   for (std::size_t i = 0; i < kSpecial.size(); ++i)
     e.special_equal += std::bit_cast<std::uint64_t>(back.tensors[0].values[i]) ==
                        std::bit_cast<std::uint64_t>(kSpecial[i]);
@@ -222,7 +234,7 @@ Step<void> tiny_file(Evidence& e) {
 }
 
 // The checkpoint's byte layout, read back from its header.
-Step<void> layout(Evidence& e, const std::string& bytes) {
+[[nodiscard]] Step<void> layout(Evidence& e, const std::string& bytes) {
   const auto file = LLMFS_TRY_AT("layout", training::decode_tensor_file(bytes));
   e.file_bytes = bytes.size();
   e.header_bytes = header_length(bytes);
@@ -253,10 +265,9 @@ void errors(Evidence& e, const std::string& bytes) {
                         const std::vector<training::ParameterSlot>& slots) {
     const auto file = training::decode_tensor_file(data, "step-4.safetensors");
     e.errors.push_back(
-        {std::string(name),
-         file ? snippets::error_text(
-                    training::from_tensor_file(*file, slots, "step-4.safetensors"))
-              : fmt::format("{}", file.error())});
+        {std::string(name), file ? snippets::error_text(training::from_tensor_file(
+                                       *file, slots, "step-4.safetensors"))
+                                 : fmt::format("{}", file.error())});
   };
   std::string flipped = bytes;
   flipped[bytes.size() / 2] ^= 0x10;
@@ -268,16 +279,17 @@ void errors(Evidence& e, const std::string& bytes) {
   load("truncated", bytes.substr(0, bytes.size() - 1), layout);
   load("bit_flip", flipped, layout);
   load("oversized_header", oversized, layout);
-  load("wrong_version", edited(bytes, "\"llmfs.format_version\":\"1\"",
-                               "\"llmfs.format_version\":\"2\""),
-       layout);
+  load(
+      "wrong_version",
+      edited(bytes, "\"llmfs.format_version\":\"1\"", "\"llmfs.format_version\":\"2\""),
+      layout);
   load("wrong_shape", bytes, layout_of(wider));
   load("missing_tensor", bytes, layout_of(deeper));
 }
 
 // The largest |z − z_torch| over the logits the Python reader computed from the
 // committed checkpoint (tests/reference/data/training/ch35_logits.txt).
-Step<void> python_logits(Evidence& e) {
+[[nodiscard]] Step<void> python_logits(Evidence& e) {
   const auto text = LLMFS_TRY_AT(
       "reference", llmfs::read_file(LLMFS_CHECKPOINT_REFERENCE_DIR "/ch35_logits.txt"));
   std::size_t row = 0;
@@ -289,7 +301,8 @@ Step<void> python_logits(Evidence& e) {
       const std::size_t comma = std::min(rest.find(','), rest.size());
       const double torch = std::stod(std::string(rest.substr(0, comma)));
       const double ours = e.prompt_logits.at(row * kConfig.vocab_size + v);
-      e.python_max_difference = std::max(e.python_max_difference, std::abs(ours - torch));
+      e.python_max_difference =
+          std::max(e.python_max_difference, std::abs(ours - torch));
       ++e.python_values;
       rest.remove_prefix(std::min(comma + 1, rest.size()));
     }
@@ -298,8 +311,8 @@ Step<void> python_logits(Evidence& e) {
 }
 
 // Resumes that leave one part of the state out, against the straight run.
-Step<void> omissions(Evidence& e, const training::TrainingState& saved,
-                     const training::TrainingState& straight_end) {
+[[nodiscard]] Step<void> omissions(Evidence& e, const training::TrainingState& saved,
+                                   const training::TrainingState& straight_end) {
   const std::vector<double> straight_values = all_values(straight_end);
   for (const std::string left_out : {"rng", "moments", "adamw_t"}) {
     training::TrainingState state = saved;
@@ -320,7 +333,8 @@ Step<void> omissions(Evidence& e, const training::TrainingState& saved,
     const auto end = LLMFS_TRY(capture(session));
     const std::vector<double> values = all_values(end);
     for (std::size_t i = 0; i < values.size(); ++i)
-      o.max_difference = std::max(o.max_difference, std::abs(values[i] - straight_values[i]));
+      o.max_difference =
+          std::max(o.max_difference, std::abs(values[i] - straight_values[i]));
     e.omissions.push_back(o);
   }
   return {};
@@ -328,7 +342,6 @@ Step<void> omissions(Evidence& e, const training::TrainingState& saved,
 
 }  // namespace
 
-// region: gather
 Step<Evidence> gather() {
   Evidence e;
   LLMFS_TRY(tiny_file(e));
@@ -359,7 +372,8 @@ Step<Evidence> gather() {
   const auto a = all_values(straight_end), b = all_values(resumed_end);
   e.total_values = a.size();
   for (std::size_t i = 0; i < a.size(); ++i)
-    e.equal_values += std::bit_cast<std::uint64_t>(a[i]) == std::bit_cast<std::uint64_t>(b[i]);
+    e.equal_values +=
+        std::bit_cast<std::uint64_t>(a[i]) == std::bit_cast<std::uint64_t>(b[i]);
   e.state_equal = straight_end == resumed_end;
   // The rest of the chapter's evidence
   const std::string file = LLMFS_TRY_AT("read", bytes);
@@ -367,7 +381,8 @@ Step<Evidence> gather() {
   errors(e, file);
   const auto before = LLMFS_TRY_AT("values", resumed.model.values());
   const auto refused = training::decode_tensor_file(file.substr(0, 100));
-  e.failed_load_kept_model = !refused && before == LLMFS_TRY_AT("values", resumed.model.values());
+  e.failed_load_kept_model =
+      !refused && before == LLMFS_TRY_AT("values", resumed.model.values());
   LLMFS_TRY(omissions(e, saved, straight_end));
   e.prompt_logits = LLMFS_TRY(prompt_logits(resumed.model, e.prompt_ids));
   LLMFS_TRY(python_logits(e));
@@ -383,7 +398,8 @@ Step<Evidence> gather() {
     deep.optimizer.second_moment.push_back(Tensor::zeros(slot.shape));
   }
   const auto deep_file = LLMFS_TRY_AT("exercise 1", training::to_tensor_file(deep));
-  const auto deep_bytes = LLMFS_TRY_AT("exercise 1", training::encode_tensor_file(deep_file));
+  const auto deep_bytes =
+      LLMFS_TRY_AT("exercise 1", training::encode_tensor_file(deep_file));
   e.exercises.two_layer_data_bytes = deep_bytes.size() - 8 - header_length(deep_bytes);
   const auto encode = [](const training::TrainingState& s) -> Step<std::string> {
     const auto f = LLMFS_TRY_AT("exercise 3", training::to_tensor_file(s));
@@ -394,6 +410,5 @@ Step<Evidence> gather() {
       LLMFS_TRY(encode(resumed_end)) == LLMFS_TRY(encode(straight_end));
   return e;
 }
-// endregion: gather
 
 }  // namespace ch35

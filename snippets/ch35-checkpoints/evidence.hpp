@@ -46,18 +46,18 @@ struct Region {
 
 /// What happens when a resume leaves one part of the state out.
 struct Omission {
-  std::string left_out;              ///< e.g. `rng`
-  std::size_t first_different = 0;   ///< first step whose loss differs (0: none)
-  double max_difference = 0.0;       ///< max |θ − θ_straight| after the last step
+  std::string left_out;             ///< e.g. `rng`
+  std::size_t first_different = 0;  ///< first step whose loss differs (0: none)
+  double max_difference = 0.0;      ///< max |θ − θ_straight| after the last step
 };
 
 /// The exercise answers, computed.
 struct Exercises {
-  std::uint64_t two_layer_data_bytes = 0;            ///< 1
-  std::map<std::string, std::size_t> flip_codes;     ///< 2: error description -> flips
-  std::size_t flips = 0;                             ///< 2: bits flipped
-  bool same_state_same_bytes = false;                ///< 3: saved twice, identical
-  bool resumed_bytes_equal_straight = false;         ///< 3: step-8 files identical
+  std::uint64_t two_layer_data_bytes = 0;         ///< 1
+  std::map<std::string, std::size_t> flip_codes;  ///< 2: error description -> flips
+  std::size_t flips = 0;                          ///< 2: bits flipped
+  bool same_state_same_bytes = false;             ///< 3: saved twice, identical
+  bool resumed_bytes_equal_straight = false;      ///< 3: step-8 files identical
 };
 
 /// Everything the report and the trace print.
@@ -68,14 +68,14 @@ struct Evidence {
   std::uint64_t file_bytes = 0, header_bytes = 0, data_bytes = 0;
   std::size_t metadata_entries = 0;
   std::vector<Region> regions;
-  std::vector<double> straight, resumed;  ///< losses of steps 1..8 and 5..8
+  std::vector<double> straight, resumed;           ///< losses of steps 1..8 and 5..8
   std::size_t equal_values = 0, total_values = 0;  ///< after step 8: θ, m, v
   bool state_equal = false;                        ///< the whole TrainingState
   bool failed_load_kept_model = false;
   std::vector<Omission> omissions;
   std::vector<std::array<std::string, 2>> errors;
   std::vector<llmfs::text::TokenId> prompt_ids;
-  std::vector<double> prompt_logits;  ///< every position, all V
+  std::vector<double> prompt_logits;   ///< every position, all V
   double python_max_difference = 0.0;  ///< against the Python reader's torch logits
   std::size_t python_values = 0;       ///< logits compared
   Exercises exercises;

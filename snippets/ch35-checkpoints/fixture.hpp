@@ -23,15 +23,17 @@ namespace ch35 {
 inline constexpr std::array<double, 2> kTinyValues = {1.0, -2.0};
 
 /// The doubles the issue names, and both infinities.
-inline const std::array<double, 8> kSpecial = {0.1,
-                                               -0.0,
-                                               5e-324,
-                                               1.7976931348623157e308,
-                                               std::bit_cast<double>(0x7FF8000000000123ULL),
-                                               std::bit_cast<double>(0xFFF0000000000001ULL),
-                                               std::bit_cast<double>(0x7FF0000000000000ULL),
-                                               std::bit_cast<double>(0xFFF0000000000000ULL)};
+inline const std::array<double, 8> kSpecial = {
+    0.1,
+    -0.0,
+    5e-324,
+    1.7976931348623157e308,
+    std::bit_cast<double>(0x7FF8000000000123ULL),
+    std::bit_cast<double>(0xFFF0000000000001ULL),
+    std::bit_cast<double>(0x7FF0000000000000ULL),
+    std::bit_cast<double>(0xFFF0000000000000ULL)};
 
+// region: fixture
 /// The training text (Genesis 1:1–2, King James Version).
 inline constexpr std::string_view kText =
     "In the beginning God created the heaven and the earth. And the earth was without "
@@ -40,19 +42,29 @@ inline constexpr std::string_view kText =
 inline constexpr std::string_view kPrompt = "In the beginning";
 
 /// Two merges: t h -> 256 ("th"), 256 e -> 257 ("the"). V = 256 + 2 + BOS + EOS = 260.
-inline llmfs::text::MergeTable merges() { return {{{116, 104}, {256, 101}}}; }
+inline llmfs::text::MergeTable merges() {
+  return {{{116, 104}, {256, 101}}};
+}
 
 /// The decoder's sizes.
-inline constexpr llmfs::models::DecoderConfig kConfig{
-    .vocab_size = 260, .model_width = 8, .heads = 2, .layers = 1, .hidden_width = 16,
-    .context_length = 16, .rope_base = 10000.0, .epsilon = 1e-6, .seed = 35};
+inline constexpr llmfs::models::DecoderConfig kConfig{.vocab_size = 260,
+                                                      .model_width = 8,
+                                                      .heads = 2,
+                                                      .layers = 1,
+                                                      .hidden_width = 16,
+                                                      .context_length = 16,
+                                                      .rope_base = 10000.0,
+                                                      .epsilon = 1e-6,
+                                                      .seed = 35};
 
 inline constexpr llmfs::training::AdamWHyper kHyper{0.01, 0.9, 0.999, 1e-8};
 inline constexpr double kWeightDecay = 0.1;
-inline constexpr std::size_t kBatch = 2;      ///< B: windows per batch
-inline constexpr std::size_t kTokens = 8;     ///< T: tokens per window
+inline constexpr std::size_t kBatch = 2;        ///< B: windows per batch
+inline constexpr std::size_t kTokens = 8;       ///< T: tokens per window
 inline constexpr std::uint64_t kDataSeed = 35;  ///< SplitMix64 seed of the batch draws
-inline constexpr std::size_t kSteps = 8;      ///< steps of the whole run
-inline constexpr std::size_t kSaveAfter = 4;  ///< the checkpoint is taken after this step
+inline constexpr std::size_t kSteps = 8;        ///< steps of the whole run
+inline constexpr std::size_t kSaveAfter =
+    4;  ///< the checkpoint is taken after this step
+// endregion: fixture
 
 }  // namespace ch35

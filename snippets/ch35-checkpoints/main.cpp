@@ -5,7 +5,8 @@
 #include "evidence.hpp"
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::string_view(argv[1]) == "--save") return ch35::save_final(argv[2]);
+  if (argc == 3 && std::string_view(argv[1]) == "--save")
+    return ch35::save_final(argv[2]);
   return snippets::run_chapter("ch35-checkpoints", argc, argv, ch35::gather,
                                ch35::render_report, ch35::render_trace);
 }

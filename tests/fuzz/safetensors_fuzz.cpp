@@ -1,11 +1,11 @@
 // Chapter 35
 // The checkpoint loader under libFuzzer (tools/fuzz-checkpoint.sh builds and runs it
-// with AddressSanitizer and UndefinedBehaviorSanitizer). Each input is decoded as it is;
-// then its checksum field, if there is one, is recomputed and the input decoded again, so
-// that mutated bytes also reach the stages after the checksum. A file that decodes must
-// survive encode -> decode unchanged, bit for bit; anything else is a typed error, and
-// every error must format. A crash, a sanitizer report or a broken round trip stops the
-// fuzzer.
+// with AddressSanitizer and UndefinedBehaviorSanitizer). Each input is decoded as it
+// is; then its checksum field, if there is one, is recomputed and the input decoded
+// again, so that mutated bytes also reach the stages after the checksum. A file that
+// decodes must survive encode -> decode unchanged, bit for bit; anything else is a
+// typed error, and every error must format. A crash, a sanitizer report or a broken
+// round trip stops the fuzzer.
 #include <cstddef>
 #include <cstdint>
 #include <string>

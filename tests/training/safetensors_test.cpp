@@ -1,7 +1,8 @@
-// Unit tests of training/safetensors (Chapter 35): the byte layout by hand, every double
-// bit for bit (seeded random files beside the special values), a typed error and never
-// a result for every truncation, every single-bit flip, an oversized header, a wrong
-// version, malformed entries and offsets; atomic saves that survive a SIGKILL mid-write.
+// Unit tests of training/safetensors (Chapter 35): the byte layout by hand, every
+// double bit for bit (seeded random files beside the special values), a typed error and
+// never a result for every truncation, every single-bit flip, an oversized header, a
+// wrong version, malformed entries and offsets; atomic saves that survive a SIGKILL
+// mid-write.
 #include <bit>
 #include <cmath>
 #include <csignal>
@@ -12,20 +13,23 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <llmfs/core/splitmix64.hpp>
 #include <llmfs/training/safetensors.hpp>
 
 #include "support/temp_dir.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 namespace {
 
 using namespace llmfs::training;
 using Code = CheckpointErrorCode;
 
-double bits(std::uint64_t word) { return std::bit_cast<double>(word); }
+double bits(std::uint64_t word) {
+  return std::bit_cast<double>(word);
+}
 
 // The values the issue names: 0.1, −0.0, the smallest subnormal, the largest finite,
 // NaNs with payloads (quiet and signalling bit patterns), both infinities.
@@ -47,15 +51,17 @@ TensorFile small_file() {
   return file;
 }
 
-std::string encoded(const TensorFile& file) { return encode_tensor_file(file).value(); }
+std::string encoded(const TensorFile& file) {
+  return encode_tensor_file(file).value();
+}
 
 // Bytes with a hand-written header (compact JSON, no padding) and data, sealed.
 std::string craft(const std::string& entries, const std::string& data,
                   const std::string& version = "1") {
-  const std::string header = "{\"__metadata__\":{\"llmfs.format\":\"llmfs-checkpoint\","
-                             "\"llmfs.format_version\":\"" +
-                             version + "\",\"llmfs.sha256\":\"" + std::string(64, '0') +
-                             "\"}" + entries + "}";
+  const std::string header =
+      "{\"__metadata__\":{\"llmfs.format\":\"llmfs-checkpoint\","
+      "\"llmfs.format_version\":\"" +
+      version + "\",\"llmfs.sha256\":\"" + std::string(64, '0') + "\"}" + entries + "}";
   std::string bytes;
   for (int i = 0; i < 8; ++i)
     bytes.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xFF));
@@ -80,12 +86,15 @@ TEST(Safetensors, LayoutIsLengthHeaderThenLittleEndianData) {
   EXPECT_EQ(length % 8, 0u);  // padded: the data starts 8-byte aligned
   EXPECT_EQ(bytes.size(), 8 + length + 16);
   const std::string header = bytes.substr(8, length);
-  EXPECT_TRUE(header.starts_with("{\"__metadata__\":{\"llmfs.format\":\"llmfs-checkpoint\","
-                                 "\"llmfs.format_version\":\"1\",\"llmfs.sha256\":\""));
-  EXPECT_NE(header.find("\"w\":{\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,16]}"),
-            std::string::npos);
+  EXPECT_TRUE(
+      header.starts_with("{\"__metadata__\":{\"llmfs.format\":\"llmfs-checkpoint\","
+                         "\"llmfs.format_version\":\"1\",\"llmfs.sha256\":\""));
+  EXPECT_NE(
+      header.find("\"w\":{\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,16]}"),
+      std::string::npos);
   // 1.0 is 0x3FF0000000000000, −2.0 is 0xC000000000000000, least significant byte first
-  EXPECT_EQ(bytes.substr(8 + length), std::string("\0\0\0\0\0\0\xF0\x3F\0\0\0\0\0\0\0\xC0", 16));
+  EXPECT_EQ(bytes.substr(8 + length),
+            std::string("\0\0\0\0\0\0\xF0\x3F\0\0\0\0\0\0\0\xC0", 16));
 }
 
 TEST(Safetensors, SpecialDoublesRoundTripBitForBit) {
@@ -113,7 +122,8 @@ TEST(Safetensors, RandomFilesRoundTripAndEncodeDeterministically) {
         tensor.shape.push_back(rng.next_u64() % 4);
         count *= tensor.shape.back();
       }
-      for (std::size_t i = 0; i < count; ++i) tensor.values.push_back(bits(rng.next_u64()));
+      for (std::size_t i = 0; i < count; ++i)
+        tensor.values.push_back(bits(rng.next_u64()));
       file.tensors.push_back(std::move(tensor));
     }
     if (rng.next_u64() % 2) file.metadata["k" + std::to_string(trial)] = "v";
@@ -128,7 +138,8 @@ TEST(Safetensors, RandomFilesRoundTripAndEncodeDeterministically) {
 TEST(Safetensors, EveryTruncationIsATypedError) {
   const std::string bytes = encoded(small_file());
   for (std::size_t size = 0; size < bytes.size(); ++size) {
-    const auto decoded = decode_tensor_file(std::string_view(bytes).substr(0, size), "cut");
+    const auto decoded =
+        decode_tensor_file(std::string_view(bytes).substr(0, size), "cut");
     ASSERT_FALSE(decoded.has_value()) << size;
     EXPECT_EQ(decoded.error().file, "cut");
     if (size < 8) {
@@ -137,7 +148,8 @@ TEST(Safetensors, EveryTruncationIsATypedError) {
       EXPECT_EQ(decoded.error().stage, "header length");
     }
   }
-  const auto cut = decode_tensor_file(std::string_view(bytes).substr(0, bytes.size() - 1));
+  const auto cut =
+      decode_tensor_file(std::string_view(bytes).substr(0, bytes.size() - 1));
   EXPECT_EQ(cut.error().code, Code::truncated);
   EXPECT_EQ(cut.error().stage, "data offsets");
   EXPECT_EQ(cut.error().offset, bytes.size() - 1);
@@ -166,20 +178,23 @@ TEST(Safetensors, FlippedDataByteNamesTheChecksumAndItsOffset) {
   EXPECT_EQ(decoded.error().stage, "checksum");
   const std::size_t digest = bytes.find("\"llmfs.sha256\":\"") + 16;
   EXPECT_EQ(decoded.error().offset, digest);
-  EXPECT_TRUE(fmt::format("{}", decoded.error())
-                  .starts_with(fmt::format("checkpoint run/ckpt.safetensors at byte {}, "
-                                           "checksum: checksum mismatch (stored ",
-                                           digest)));
+  EXPECT_TRUE(
+      fmt::format("{}", decoded.error())
+          .starts_with(fmt::format("checkpoint run/ckpt.safetensors at byte {}, "
+                                   "checksum: checksum mismatch (stored ",
+                                   digest)));
 }
 
 TEST(Safetensors, OversizedHeaderLengthIsRefusedBeforeAnyAllocation) {
   std::string bytes = encoded(small_file());
   const std::uint64_t huge = kMaxHeaderBytes + 1;
-  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((huge >> (8 * i)) & 0xFF);
+  for (int i = 0; i < 8; ++i)
+    bytes[i] = static_cast<char>((huge >> (8 * i)) & 0xFF);
   const auto decoded = decode_tensor_file(bytes);
   EXPECT_EQ(decoded.error().code, Code::header_too_large);
   EXPECT_EQ(decoded.error().offset, 0u);
-  for (int i = 0; i < 8; ++i) bytes[i] = '\xFF';
+  for (int i = 0; i < 8; ++i)
+    bytes[i] = '\xFF';
   EXPECT_EQ(code_of(bytes), Code::header_too_large);
 }
 
@@ -199,54 +214,77 @@ TEST(Safetensors, WrongVersionAndForeignFilesAreNamed) {
 
 TEST(Safetensors, MalformedEntriesAndOffsetsAreTypedErrors) {
   const std::string eight(8, '\0');
-  EXPECT_TRUE(decode_tensor_file(
-                  craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}", eight))
-                  .has_value());
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}",
-                          eight)),
-            Code::unsupported_dtype);
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,8]}",
-                          eight)),
-            Code::bad_offsets);
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[-1],\"data_offsets\":[0,8]}",
-                          eight)),
+  EXPECT_TRUE(
+      decode_tensor_file(
+          craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
+                eight))
+          .has_value());
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}",
+                    eight)),
+      Code::unsupported_dtype);
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[2],\"data_offsets\":[0,8]}",
+                    eight)),
+      Code::bad_offsets);
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[-1],\"data_offsets\":[0,8]}",
+                    eight)),
+      Code::bad_entry);
+  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1]}", eight)),
             Code::bad_entry);
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1]}", eight)), Code::bad_entry);
-  EXPECT_EQ(code_of(craft(",\"a b\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
-                          eight)),
-            Code::bad_name);
+  EXPECT_EQ(
+      code_of(craft(",\"a b\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
+                    eight)),
+      Code::bad_name);
   // a hole before the first tensor, an overlap, bytes after the last
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[8,16]}",
-                          eight + eight)),
-            Code::bad_offsets);
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]},"
-                          "\"b\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
-                          eight)),
-            Code::bad_offsets);
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
-                          eight + eight)),
-            Code::bad_offsets);
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[8,16]}",
+                    eight + eight)),
+      Code::bad_offsets);
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]},"
+                    "\"b\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
+                    eight)),
+      Code::bad_offsets);
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
+                    eight + eight)),
+      Code::bad_offsets);
   // a shape whose byte count overflows 64 bits
   EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],"
                           "\"data_offsets\":[0,8]}",
                           eight)),
             Code::bad_offsets);
   // duplicate keys, at the top and inside an entry; not JSON; not an object
-  EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]},"
-                          "\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
-                          eight)),
-            Code::bad_json);
+  EXPECT_EQ(
+      code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]},"
+                    "\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
+                    eight)),
+      Code::bad_json);
   EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"dtype\":\"F64\",\"shape\":[1],"
                           "\"data_offsets\":[0,8]}",
                           eight)),
             Code::bad_json);
   EXPECT_EQ(code_of(craft(",\"a\":", eight)), Code::bad_json);
-  // a number beyond the double range (nlohmann::json throws out_of_range, not parse_error;
-  // found by the fuzzer)
+  // a number beyond the double range (nlohmann::json throws out_of_range, not
+  // parse_error; found by the fuzzer)
   EXPECT_EQ(code_of(craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1e999],"
                           "\"data_offsets\":[0,8]}",
                           eight)),
             Code::bad_json);
+}
+
+// What the reader accepts, the writer can write: a metadata key outside the name rule
+// is refused on reading too (found by the fuzzer's encode-after-decode check).
+TEST(Safetensors, MetadataKeysFollowTheNameRuleOnReading) {
+  std::string bytes = encoded(small_file());
+  bytes.replace(bytes.find("\"note\""), 6, "\"no{e\"");
+  ASSERT_TRUE(seal_checksum(bytes));
+  const auto decoded = decode_tensor_file(bytes);
+  ASSERT_FALSE(decoded.has_value());
+  EXPECT_EQ(decoded.error().code, Code::bad_name);
+  EXPECT_EQ(decoded.error().stage, "metadata");
 }
 
 TEST(Safetensors, EncodeRefusesWhatItCouldNotReadBack) {

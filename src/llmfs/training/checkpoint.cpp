@@ -19,7 +19,8 @@ std::string exact_decimal(double value) {
 
 std::optional<double> parse_exact_decimal(std::string_view text) {
   double value = 0.0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
 }
@@ -45,7 +46,8 @@ using Unexpected = std::unexpected<CheckpointError>;
 
 [[nodiscard]] std::optional<std::uint64_t> parse_u64(std::string_view text) {
   std::uint64_t value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  const auto [end, error] =
+      std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size())
     return std::nullopt;
   return value;
@@ -73,7 +75,8 @@ std::expected<TensorFile, CheckpointError> to_tensor_file(const TrainingState& s
   file.metadata["rng.state"] = fmt::format("{}", state.rng.state());
   file.metadata["tokenizer.merges"] = text::format_merges(state.tokenizer);
   file.metadata["data.partition_sha256"] = state.partition_sha256;
-  for (const auto& [key, value] : state.config) file.metadata["config." + key] = value;
+  for (const auto& [key, value] : state.config)
+    file.metadata["config." + key] = value;
   return file;
 }
 // endregion: to-tensor-file
@@ -84,7 +87,8 @@ namespace {
 class TensorIndex {
  public:
   explicit TensorIndex(const TensorFile& file) {
-    for (const NamedTensor& t : file.tensors) by_name_.emplace(t.name, &t);
+    for (const NamedTensor& t : file.tensors)
+      by_name_.emplace(t.name, &t);
   }
 
   // region: take-tensor
@@ -188,12 +192,10 @@ std::expected<void, CheckpointError> save_checkpoint(const std::filesystem::path
   return save_tensor_file(path, *file);
 }
 
-// region: load-checkpoint
 std::expected<TrainingState, CheckpointError> load_checkpoint(
     const std::filesystem::path& path, std::span<const ParameterSlot> layout) {
   const TensorFile file = LLMFS_TRY(load_tensor_file(path));
   return from_tensor_file(file, layout, path.string());
 }
-// endregion: load-checkpoint
 
 }  // namespace llmfs::training

@@ -9,12 +9,13 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
-#include <openssl/evp.h>
 
 #include <llmfs/core/atomic_file.hpp>
 #include <llmfs/core/read_file.hpp>
 #include <llmfs/training/safetensors.hpp>
+
+#include <nlohmann/json.hpp>
+#include <openssl/evp.h>
 
 namespace llmfs::training {
 
@@ -73,7 +74,8 @@ constexpr std::string_view kChecksumKey = "llmfs.sha256";
 constexpr std::string_view kFormatName = "llmfs-checkpoint";
 constexpr std::size_t kDigestChars = 64;
 
-// The error, for a `return` from a function returning std::expected<T, CheckpointError>.
+// The error, for a `return` from a function returning std::expected<T,
+// CheckpointError>.
 [[nodiscard]] Unexpected fail(CheckpointErrorCode code, std::string_view file,
                               std::uint64_t offset, std::string_view stage,
                               std::string detail = {}) {
@@ -178,14 +180,15 @@ bool seal_checksum(std::string& bytes) {
 
 // region: encode
 std::expected<std::string, CheckpointError> encode_tensor_file(const TensorFile& file,
-                                                              std::string_view label) {
+                                                               std::string_view label) {
   if (auto checked = check_encodable(file, label); !checked)
     return std::unexpected(checked.error());
   // The header: metadata first (with format, version and a zero digest), then one
   // entry per tensor whose offsets follow the previous tensor's end.
   nlohmann::ordered_json header;
   auto& metadata = header["__metadata__"] = nlohmann::ordered_json::object();
-  for (const auto& [key, value] : file.metadata) metadata[key] = value;
+  for (const auto& [key, value] : file.metadata)
+    metadata[key] = value;
   metadata[std::string(kFormatKey)] = kFormatName;
   metadata[std::string(kVersionKey)] = kFormatVersion;
   metadata[std::string(kChecksumKey)] = std::string(kDigestChars, '0');
@@ -211,7 +214,8 @@ std::expected<std::string, CheckpointError> encode_tensor_file(const TensorFile&
   put_u64(out, text.size());
   out += text;
   for (const NamedTensor& tensor : file.tensors)
-    for (double value : tensor.values) put_u64(out, std::bit_cast<std::uint64_t>(value));
+    for (double value : tensor.values)
+      put_u64(out, std::bit_cast<std::uint64_t>(value));
   (void)seal_checksum(out);  // the header holds the digest field exactly once
   return out;
 }
@@ -238,7 +242,8 @@ struct Header {
                                                               std::string_view label) {
   std::vector<std::set<std::string>> open;
   std::string duplicate;
-  const Json::parser_callback_t watch = [&](int, Json::parse_event_t event, Json& value) {
+  const Json::parser_callback_t watch = [&](int, Json::parse_event_t event,
+                                            Json& value) {
     if (event == Json::parse_event_t::object_start) open.emplace_back();
     if (event == Json::parse_event_t::object_end && !open.empty()) open.pop_back();
     if (event == Json::parse_event_t::key && !open.empty() && duplicate.empty() &&
@@ -265,7 +270,8 @@ struct Header {
 }
 
 // A JSON array of unsigned integers, or nothing.
-[[nodiscard]] std::optional<std::vector<std::uint64_t>> unsigned_list(const Json& value) {
+[[nodiscard]] std::optional<std::vector<std::uint64_t>> unsigned_list(
+    const Json& value) {
   if (!value.is_array()) return std::nullopt;
   std::vector<std::uint64_t> list;
   for (const Json& item : value) {
@@ -278,16 +284,16 @@ struct Header {
 // region: check-entry
 // One tensor entry: exactly dtype `F64`, a shape, and two data offsets whose distance
 // is 8 bytes per element.
-[[nodiscard]] std::expected<Entry, CheckpointError> check_entry(const std::string& name,
-                                                               const Json& value,
-                                                               std::string_view label) {
+[[nodiscard]] std::expected<Entry, CheckpointError> check_entry(
+    const std::string& name, const Json& value, std::string_view label) {
   const auto bad = [&](CheckpointErrorCode code, std::string detail) {
     return fail(code, label, 8, "tensor entry", fmt::format("{}: {}", name, detail));
   };
   if (!valid_name(name)) return bad(CheckpointErrorCode::bad_name, "not a valid name");
   if (!value.is_object() || value.size() != 3 || !value.contains("dtype") ||
       !value.contains("shape") || !value.contains("data_offsets"))
-    return bad(CheckpointErrorCode::bad_entry, "needs exactly dtype, shape, data_offsets");
+    return bad(CheckpointErrorCode::bad_entry,
+               "needs exactly dtype, shape, data_offsets");
   if (!value["dtype"].is_string()) return bad(CheckpointErrorCode::bad_entry, "dtype");
   if (value["dtype"] != "F64")
     return bad(CheckpointErrorCode::unsupported_dtype,
@@ -299,16 +305,17 @@ struct Header {
   const auto count = element_count(*shape);
   const std::uint64_t begin = (*offsets)[0], end = (*offsets)[1];
   if (!count || begin > end || end - begin != *count * 8)
-    return bad(CheckpointErrorCode::bad_offsets,
-               fmt::format("shape {} needs {} bytes, offsets [{},{}]", to_string(*shape),
-                           count ? fmt::format("{}", *count * 8) : "too many", begin, end));
+    return bad(
+        CheckpointErrorCode::bad_offsets,
+        fmt::format("shape {} needs {} bytes, offsets [{},{}]", to_string(*shape),
+                    count ? fmt::format("{}", *count * 8) : "too many", begin, end));
   return Entry{name, *shape, begin, end};
 }
 // endregion: check-entry
 
 // The header's metadata and entries, each checked on its own.
-[[nodiscard]] std::expected<Header, CheckpointError> check_header(const Json& json,
-                                                                 std::string_view label) {
+[[nodiscard]] std::expected<Header, CheckpointError> check_header(
+    const Json& json, std::string_view label) {
   Header header;
   for (const auto& [key, value] : json.items()) {
     if (key != "__metadata__") {
@@ -321,6 +328,9 @@ struct Header {
       return fail(CheckpointErrorCode::bad_json, label, 8, "metadata",
                   "__metadata__ is not an object");
     for (const auto& [meta_key, meta_value] : value.items()) {
+      if (!meta_key.starts_with("llmfs.") && !valid_name(meta_key))
+        return fail(CheckpointErrorCode::bad_name, label, 8, "metadata",
+                    fmt::format("key {}", Json(meta_key).dump()));
       if (!meta_value.is_string())
         return fail(CheckpointErrorCode::bad_json, label, 8, "metadata",
                     fmt::format("value of '{}' is not a string", meta_key));
@@ -340,10 +350,10 @@ struct Header {
                 fmt::format("{} is not {}", kFormatKey, kFormatName));
   const auto version = metadata.find(std::string(kVersionKey));
   if (version == metadata.end() || version->second != kFormatVersion)
-    return fail(CheckpointErrorCode::wrong_version, label, 8, "version",
-                fmt::format("version '{}', this reader reads {}",
-                            version == metadata.end() ? "" : version->second,
-                            kFormatVersion));
+    return fail(
+        CheckpointErrorCode::wrong_version, label, 8, "version",
+        fmt::format("version '{}', this reader reads {}",
+                    version == metadata.end() ? "" : version->second, kFormatVersion));
   return {};
 }
 // endregion: check-version
@@ -372,9 +382,10 @@ struct Header {
                 fmt::format("the tensors need {} data bytes, the file has {}",
                             expected_begin, data_size));
   if (expected_begin < data_size)
-    return fail(CheckpointErrorCode::bad_offsets, label, data_start + expected_begin,
-                "data offsets",
-                fmt::format("{} bytes after the last tensor", data_size - expected_begin));
+    return fail(
+        CheckpointErrorCode::bad_offsets, label, data_start + expected_begin,
+        "data offsets",
+        fmt::format("{} bytes after the last tensor", data_size - expected_begin));
   return {};
 }
 // endregion: check-offsets
@@ -391,10 +402,12 @@ struct Header {
                 fmt::format("no {}", kChecksumKey));
   std::string copy(bytes);
   if (!seal_checksum(copy))
-    return fail(CheckpointErrorCode::checksum_mismatch, label, 8, "checksum",
-                fmt::format("{} is not found exactly once in compact form", kChecksumKey));
+    return fail(
+        CheckpointErrorCode::checksum_mismatch, label, 8, "checksum",
+        fmt::format("{} is not found exactly once in compact form", kChecksumKey));
   const std::string_view header(bytes.data() + 8, get_u64(bytes.data()));
-  const std::uint64_t at = 8 + header.find(checksum_prefix()) + checksum_prefix().size();
+  const std::uint64_t at =
+      8 + header.find(checksum_prefix()) + checksum_prefix().size();
   const std::string_view computed(copy.data() + at, kDigestChars);
   if (stored->second != computed)
     return fail(CheckpointErrorCode::checksum_mismatch, label, at, "checksum",

@@ -1,8 +1,8 @@
 // Chapter 35
 #pragma once
 /// \file
-/// \brief A safetensors file of named float64 tensors and string metadata, versioned and
-/// checksummed, written atomically (Chapter 35). The layout is Hugging Face's
+/// \brief A safetensors file of named float64 tensors and string metadata, versioned
+/// and checksummed, written atomically (Chapter 35). The layout is Hugging Face's
 /// safetensors format (github.com/huggingface/safetensors, 2022): an 8-byte
 /// little-endian header length N, N bytes of JSON (each tensor's `dtype`, `shape` and
 /// `data_offsets`, and a `__metadata__` object of string → string), then the tensors'
@@ -27,9 +27,9 @@ namespace llmfs::training {
 // region: tensor-file-types
 /// One named tensor: its shape and its row-major values (dtype `F64`).
 struct NamedTensor {
-  std::string name;                 ///< e.g. `model.embedding.weight`
+  std::string name;                  ///< e.g. `model.embedding.weight`
   std::vector<std::uint64_t> shape;  ///< dimensions; `[]` is a scalar (one value)
-  std::vector<double> values;       ///< product(shape) values, row-major
+  std::vector<double> values;        ///< product(shape) values, row-major
 
   /// Equal when names, shapes and every value's bits are equal (NaN payloads too).
   friend bool operator==(const NamedTensor& a, const NamedTensor& b) noexcept;
@@ -55,13 +55,13 @@ inline constexpr std::uint64_t kMaxHeaderBytes = 100'000'000;
 // region: checkpoint-errors
 /// What is wrong with a checkpoint file, or with what a caller asked to save.
 enum class CheckpointErrorCode {
-  cannot_read,        ///< the file cannot be read (see the detail)
-  cannot_write,       ///< the file cannot be written (the old file is kept)
-  truncated,          ///< fewer bytes than the header length or the offsets promise
-  header_too_large,   ///< the header length exceeds kMaxHeaderBytes or the file
-  bad_json,           ///< the header is not one JSON object, or has a duplicate key
-  bad_entry,          ///< a tensor entry lacks dtype, shape or data_offsets, or is wrong
-  bad_name,           ///< a tensor name or metadata key is empty or has other characters
+  cannot_read,       ///< the file cannot be read (see the detail)
+  cannot_write,      ///< the file cannot be written (the old file is kept)
+  truncated,         ///< fewer bytes than the header length or the offsets promise
+  header_too_large,  ///< the header length exceeds kMaxHeaderBytes or the file
+  bad_json,          ///< the header is not one JSON object, or has a duplicate key
+  bad_entry,         ///< a tensor entry lacks dtype, shape or data_offsets, or is wrong
+  bad_name,          ///< a tensor name or metadata key is empty or has other characters
   unsupported_dtype,  ///< a dtype other than `F64`
   bad_offsets,        ///< offsets overlap, leave a hole, or disagree with the shape
   not_a_checkpoint,   ///< no `llmfs.format` = `llmfs-checkpoint` in the metadata
