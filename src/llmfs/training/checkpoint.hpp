@@ -61,9 +61,9 @@ struct TrainingState {
     const TrainingState& state);
 
 /// The state in `file`, checked against `layout`, the model's parameters (names and
-/// shapes in the model's order): every `model.`, `adamw.m.` and `adamw.v.` tensor
-/// present with its shape, no other tensor, every metadata entry present and parsed
-/// (the merges through text::parse_merges()). `label` names the file in errors.
+/// shapes in the model's order): every `model.NAME`, `adamw.m.NAME` and `adamw.v.NAME`
+/// tensor present with its shape, no other tensor, every metadata entry present and
+/// parsed (the merges through text::parse_merges()). `label` names the file in errors.
 /// \return missing_entry, shape_mismatch, unexpected_entry or bad_value (stage `bind`).
 [[nodiscard]] std::expected<TrainingState, CheckpointError> from_tensor_file(
     const TensorFile& file, std::span<const ParameterSlot> layout,

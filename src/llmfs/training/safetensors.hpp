@@ -35,8 +35,8 @@ struct NamedTensor {
   friend bool operator==(const NamedTensor& a, const NamedTensor& b) noexcept;
 };
 
-/// What a file holds: tensors in file order, and the metadata map (the `llmfs.*`
-/// entries the writer adds are not in it).
+/// What a file holds: tensors in file order, and the metadata map (without the three
+/// entries of the `llmfs` namespace that the writer adds).
 struct TensorFile {
   std::vector<NamedTensor> tensors;             ///< in the order of their bytes
   std::map<std::string, std::string> metadata;  ///< `__metadata__`, string → string
@@ -93,9 +93,9 @@ struct CheckpointError {
 // endregion: checkpoint-errors
 
 /// The bytes of a safetensors file holding `file`: validated first (names of
-/// `[A-Za-z0-9._/-]`, unique; values count = product(shape); metadata keys not
-/// starting with `llmfs.`), then the header with the three `llmfs.*` entries, padded
-/// with spaces to a multiple of 8 so the data is 8-byte aligned, then the data.
+/// `[A-Za-z0-9._/-]`, unique; values count = product(shape); metadata keys
+/// outside the `llmfs` namespace), then the header with the three `llmfs` entries,
+/// padded with spaces to a multiple of 8 so the data is 8-byte aligned, then the data.
 /// \return bad_name, bad_entry (stage `encode`), naming the tensor or key.
 [[nodiscard]] std::expected<std::string, CheckpointError> encode_tensor_file(
     const TensorFile& file, std::string_view label = "<memory>");
