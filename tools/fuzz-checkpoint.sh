@@ -17,7 +17,7 @@
 # libc++abi-16-dev libclang-rt-16-dev (tools/deps.txt; `make configure` installs them).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
-cxx=clang++-16
+cxx=${LLMFS_FUZZ_CXX:-clang++-16}  # the override exists to test the missing-compiler message
 
 need_compiler() {
   if ! command -v "$cxx" > /dev/null; then
