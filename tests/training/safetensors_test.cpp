@@ -214,6 +214,12 @@ TEST(Safetensors, WrongVersionAndForeignFilesAreNamed) {
 
 TEST(Safetensors, MalformedEntriesAndOffsetsAreTypedErrors) {
   const std::string eight(8, '\0');
+  // the format requires the header's first byte to be '{' (no leading space)
+  std::string spaced = craft("", "");
+  spaced.insert(8, " ");
+  spaced[0] = static_cast<char>(spaced[0] + 1);
+  ASSERT_TRUE(seal_checksum(spaced));
+  EXPECT_EQ(code_of(spaced), Code::bad_json);
   EXPECT_TRUE(
       decode_tensor_file(
           craft(",\"a\":{\"dtype\":\"F64\",\"shape\":[1],\"data_offsets\":[0,8]}",
