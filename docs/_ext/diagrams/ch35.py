@@ -1,5 +1,5 @@
 """Chapter 35 diagram: the checkpoint file's bytes (length, header, the model's tensors, then
-AdamW's moments m and v, parameter by parameter) with every span's offsets, and the losses
+AdamW's moments m and v, alternating parameter by parameter) with every span's offsets, and the losses
 of the straight run beside those of the run resumed from the file, and of resumes that left
 a part of the state out.
 
@@ -22,11 +22,11 @@ TITLE = "One file: 8 bytes of length, a JSON header, then every tensor's bytes b
 def group_of(name):
     if name in ("length", "header"):
         return name
-    return name.split(".")[0] if not name.startswith("adamw.") else "adamw." + name.split(".")[1]
+    return name.split(".")[0]
 
 
 GROUP_TITLES = {"length": "header length", "header": "JSON header", "model": "model θ",
-                "adamw.m": "AdamW m", "adamw.v": "AdamW v"}
+                "adamw": "AdamW m and v, interleaved"}
 
 
 def render(records):
@@ -53,7 +53,7 @@ def render(records):
                      f'<div class="llmfs-box-note">{note}{size} bytes ({share:.2%})</div></div>')
         text.append(f"- {GROUP_TITLES.get(key, key)}: {note}{size} bytes ({share:.2%} of the file)")
     strip = ('<div class="llmfs-flow">' + '<span class="llmfs-arrow" aria-hidden="true"></span>'.join(boxes) +
-             '</div><p class="llmfs-muted">m and v alternate parameter by parameter after the model\'s tensors</p>')
+             '</div><p class="llmfs-muted">after the model\'s tensors, m and v alternate parameter by parameter</p>')
     rows = []
     for r in regions:
         name, begin, end, shape = need(r, "name", "begin", "end", "shape")
