@@ -35,7 +35,7 @@ struct LearningRateSchedule {
 // region: schedule-api
 /// η at step s (1 … S): η_max·s/W while s ≤ W; afterwards, with progress
 /// p = (s − W)/(S − W), η_min + ½(η_max − η_min)(1 + cos πp). So η(W) = η_max and
-/// η(S) = η_min; every rate is in [η_min, η_max] after the warmup.
+/// η(S) = η_min; after the warmup every rate is in [η_min, η_max], up to one rounding.
 /// \return the errors of check_schedule(), or TrainingErrorCode::step_range for s = 0
 /// or s > S.
 [[nodiscard]] std::expected<double, TrainingError> learning_rate(
