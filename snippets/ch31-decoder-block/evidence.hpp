@@ -26,7 +26,8 @@ using snippets::Step;
 
 /// The six intermediates of one block pass, read off the tape (plus the input).
 struct Stages {
-  Tensor input, attention_input, attention_output, hidden, ffn_input, ffn_output, output;
+  Tensor input, attention_input, attention_output, hidden, ffn_input, ffn_output,
+      output;
   Tensor attention_weights;  ///< `[1,2,3,3]`
 };
 
@@ -49,7 +50,8 @@ struct Evidence {
   Stages scaled;          ///< the block on 10·X
   Stages zero_branches;   ///< W_O = W₂ = 0
   Tensor post_norm_zero;  ///< the post-norm arrangement with both branches 0
-  std::size_t identity_mismatches = 0;  ///< coordinates where the zero-branch output ≠ X
+  std::size_t identity_mismatches =
+      0;  ///< coordinates where the zero-branch output ≠ X
   std::vector<std::string> parameter_names;
   std::vector<Shape> parameter_shapes;
   std::size_t parameter_count = 0;
