@@ -1,0 +1,2 @@
+// Chapter 32
+int main() { return 0; }
