@@ -11,11 +11,13 @@ namespace llmfs::training {
 
 std::expected<void, TrainingError> check_schedule(const LearningRateSchedule& s) {
   if (!(s.peak > 0.0 && std::isfinite(s.peak) && s.floor > 0.0 && s.floor <= s.peak))
-    return reject(TrainingErrorCode::bad_schedule, "schedule",
-                  fmt::format("peak={} floor={}", s.peak, s.floor));
+    return reject(
+        TrainingErrorCode::bad_schedule, "schedule",
+        fmt::format("peak={} floor={}: need 0 < floor <= peak", s.peak, s.floor));
   if (s.total_steps == 0 || s.warmup_steps > s.total_steps)
     return reject(TrainingErrorCode::bad_schedule, "schedule",
-                  fmt::format("warmup={} total={}", s.warmup_steps, s.total_steps));
+                  fmt::format("warmup={} total={}: need 1 <= total, warmup <= total",
+                              s.warmup_steps, s.total_steps));
   return {};
 }
 
