@@ -21,9 +21,9 @@ std::string render_report(const Evidence& e) {
                   r.steps, r.parameters, r.elements, r.clipped_steps));
   lines.push_back(
       fmt::format("torch_run_max_relative=loss:{:.1e} grad_norm:{:.1e} "
-                  "validation:{:.1e} final_values:{:.1e}",
+                  "validation:{:.1e} final_values:{:.1e} selected_values:{:.1e}",
                   r.loss_max_relative, r.norm_max_relative, r.validation_max_relative,
-                  r.values_max_relative));
+                  r.values_max_relative, r.selected_max_relative));
   lines.push_back(fmt::format(
       "torch_run_selection=selected_step:{} torch_lowest_step:{} selected_loss:{:.6f} "
       "final_loss:{:.6f}",
