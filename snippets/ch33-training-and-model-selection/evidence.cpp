@@ -215,6 +215,11 @@ Step<Replay> replay_reference() {
     for (std::size_t i = 0; i < got.size(); ++i)
       out.values_max_relative =
           std::max(out.values_max_relative, relative(got[i], want[i]));
+    const auto& torch_best = best_values.at(specs[p].name);
+    const auto kept = result.selected.values()[p].values();
+    for (std::size_t i = 0; i < kept.size(); ++i)
+      out.selected_max_relative =
+          std::max(out.selected_max_relative, relative(kept[i], torch_best[i]));
   }
   out.selected_step = result.selected.step();
   out.selected_loss = result.selected.loss();
