@@ -34,31 +34,31 @@ ExampleSet three_examples() {
   return {{{0, 2, 3, 4, 5, 6, 1}}, {{0, 0}, {0, 2}, {0, 4}}};
 }
 
-BestStep selected_at(std::size_t step) {
-  BestStep best;
-  const std::vector<Tensor> values{Tensor::from(Shape{1}, {1.0}).value()};
-  (void)best.offer(step, 1.0, values);
-  return best;
+/// The contenders: one model named `constant`, scored at one value.
+std::vector<Contender> contenders(int* calls) {
+  return {{"constant", constant_model(calls), {Tensor::from(Shape{1}, {1.0}).value()}}};
 }
 
 TEST(FinalEvaluation, ScoresOnceThenRefusesWithATypedError) {
   int calls = 0;
-  const auto model = constant_model(&calls);
   TrainConfig config;
   config.batch_size = 2;
   config.windows = {2, 2};
   SealedTestSet test = SealedTestSet::seal(three_examples(), 12);
   ASSERT_TRUE(test.sealed());
-  const auto first = final_evaluation(std::move(test), model, selected_at(30), config);
+  const auto table = contenders(&calls);
+  const auto first = final_evaluation(std::move(test), table, config);
   ASSERT_TRUE(first.has_value()) << fmt::format("{}", first.error());
-  EXPECT_EQ(first->selected_step, 30u);
-  EXPECT_EQ(first->metrics.score.tokens, 6u);  // 3 examples × T = 2
-  EXPECT_EQ(first->metrics.cross_entropy, 2.0);
-  EXPECT_EQ(first->metrics.perplexity, std::exp(2.0));
-  EXPECT_EQ(first->metrics.bits_per_byte, 12.0 / (std::log(2.0) * 12.0));
+  ASSERT_EQ(first->size(), 1u);
+  const Metrics& m = (*first)[0].metrics;
+  EXPECT_EQ((*first)[0].name, "constant");
+  EXPECT_EQ(m.score.tokens, 6u);  // 3 examples × T = 2
+  EXPECT_EQ(m.cross_entropy, 2.0);
+  EXPECT_EQ(m.perplexity, std::exp(2.0));
+  EXPECT_EQ(m.bits_per_byte, 12.0 / (std::log(2.0) * 12.0));
   EXPECT_EQ(calls, 2);  // batches of 2 and 1
   EXPECT_FALSE(test.sealed());
-  const auto second = final_evaluation(std::move(test), model, selected_at(30), config);
+  const auto second = final_evaluation(std::move(test), table, config);
   ASSERT_FALSE(second.has_value());
   EXPECT_EQ(second.error().code, FinalErrorCode::already_scored);
   EXPECT_EQ(calls, 2);  // the model never saw the test set again
@@ -77,8 +77,7 @@ TEST(FinalEvaluation, AMoveLeavesTheSourceEmpty) {
   TrainConfig config;
   config.batch_size = 2;
   config.windows = {2, 2};
-  const auto from_moved =
-      final_evaluation(std::move(a), constant_model(&calls), selected_at(1), config);
+  const auto from_moved = final_evaluation(std::move(a), contenders(&calls), config);
   ASSERT_FALSE(from_moved.has_value());
   EXPECT_EQ(from_moved.error().code, FinalErrorCode::already_scored);
   EXPECT_EQ(fmt::format("{}", from_moved.error()),
@@ -91,12 +90,16 @@ TEST(FinalEvaluation, ARefusedConfigurationLeavesTheSetSealed) {
   TrainConfig config;  // B = 0
   config.windows = {2, 2};
   SealedTestSet test = SealedTestSet::seal(three_examples(), 12);
-  const auto refused =
-      final_evaluation(std::move(test), constant_model(&calls), selected_at(1), config);
+  const auto refused = final_evaluation(std::move(test), contenders(&calls), config);
   ASSERT_FALSE(refused.has_value());
   EXPECT_EQ(refused.error().code, FinalErrorCode::bad_config);
   EXPECT_TRUE(test.sealed());  // NOLINT
   EXPECT_EQ(calls, 0);
+  config.batch_size = 2;  // and no contender at all
+  const auto none = final_evaluation(std::move(test), {}, config);
+  ASSERT_FALSE(none.has_value());
+  EXPECT_EQ(none.error().code, FinalErrorCode::bad_config);
+  EXPECT_TRUE(test.sealed());  // NOLINT
 }
 
 }  // namespace

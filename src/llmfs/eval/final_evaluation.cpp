@@ -44,26 +44,29 @@ struct FinalAccess {
 };
 
 // region: final-body
-std::expected<FinalEvaluation, FinalError> final_evaluation(
-    SealedTestSet&& test, const training::LossFunction& model,
-    const training::BestStep& selected, const training::TrainConfig& config) {
+std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
+    SealedTestSet&& test, std::span<const Contender> contenders,
+    const training::TrainConfig& config) {
   if (!test.sealed())
     return reject(FinalErrorCode::already_scored, "final evaluation",
                   "the test partition was opened before; report that number");
-  if (config.batch_size == 0 || config.windows.context == 0)
+  if (config.batch_size == 0 || config.windows.context == 0 || contenders.empty())
     return reject(FinalErrorCode::bad_config, "final evaluation",
-                  fmt::format("B={} T={}", config.batch_size, config.windows.context));
+                  fmt::format("B={} T={} contenders={}", config.batch_size,
+                              config.windows.context, contenders.size()));
   // Open it: from here on the handle is empty, whatever happens next
   const std::size_t bytes = FinalAccess::bytes(test);
   const training::ExampleSet examples = *FinalAccess::open(test);
-  const std::string stage = "final evaluation";
-  const double loss = LLMFS_TRY_AT(
-      stage, training::validation_loss(model, selected.values(), examples, config));
-  const double positions =
-      static_cast<double>(examples.examples.size() * config.windows.context);
-  const Score score{loss * positions, examples.examples.size() * config.windows.context,
-                    bytes};
-  return FinalEvaluation{selected.step(), LLMFS_TRY_AT(stage, summarize(score))};
+  const std::size_t positions = examples.examples.size() * config.windows.context;
+  std::vector<FinalScore> table;
+  for (const Contender& c : contenders) {
+    const std::string stage = "final evaluation of " + c.name;
+    const double loss = LLMFS_TRY_AT(
+        stage, training::validation_loss(c.model, c.values, examples, config));
+    const Score score{loss * static_cast<double>(positions), positions, bytes};
+    table.push_back({c.name, LLMFS_TRY_AT(stage, summarize(score))});
+  }
+  return table;
 }
 // endregion: final-body
 

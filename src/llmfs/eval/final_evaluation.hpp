@@ -11,8 +11,10 @@
 #include <expected>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <variant>
+#include <vector>
 
 #include <llmfs/core/error.hpp>
 #include <llmfs/eval/metrics.hpp>
@@ -67,22 +69,30 @@ class SealedTestSet {
 // endregion: sealed-test-set
 
 // region: final-api
-/// The one scoring of the test partition, and the step whose parameters were scored.
-struct FinalEvaluation {
-  std::size_t selected_step = 0;  ///< the step selection chose (Chapter 33)
-  Metrics metrics;                ///< Chapter 7's three numbers and their sums
+/// One model in the final table: a name, its loss function and the parameter values to
+/// score it at (the selected step's for the trained model; none for a baseline).
+struct Contender {
+  std::string name;                    ///< e.g. `decoder`, `bigram`
+  training::LossFunction model;        ///< what computes its loss on a batch
+  std::vector<tensor::Tensor> values;  ///< the parameters it is scored with
 };
 
-/// Scores `test` once with `model` at the selected parameters `selected`: every test
-/// example in order, in batches of `config.batch_size`, Σ loss·positions nats over
-/// Σ positions. Consumes `test` whatever happens after the configuration check, so
-/// a failure halfway cannot be retried into a second look.
+/// One row of the final table.
+struct FinalScore {
+  std::string name;  ///< the contender's name
+  Metrics metrics;   ///< Chapter 7's three numbers and their sums
+};
+
+/// Scores every contender on `test`, in one opening: every test example in order, in
+/// batches of `config.batch_size`, Σ loss·positions nats over Σ positions, with the
+/// bytes given to seal(). Consumes `test` whatever happens after the configuration
+/// check, so a failure halfway cannot be retried into a second look.
 /// \return already_scored for an empty handle (scored or moved from), bad_config for
-///         B = 0 or T = 0 (the handle is then left sealed), or stage_failed wrapping
-///         the batches', the model's or the metrics' error.
-[[nodiscard]] std::expected<FinalEvaluation, FinalError> final_evaluation(
-    SealedTestSet&& test, const training::LossFunction& model,
-    const training::BestStep& selected, const training::TrainConfig& config);
+///         B = 0, T = 0 or no contender (the handle is then left sealed), or
+///         stage_failed wrapping the batches', a model's or the metrics' error.
+[[nodiscard]] std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
+    SealedTestSet&& test, std::span<const Contender> contenders,
+    const training::TrainConfig& config);
 // endregion: final-api
 
 }  // namespace llmfs::eval
