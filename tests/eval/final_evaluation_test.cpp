@@ -81,8 +81,8 @@ TEST(FinalEvaluation, AMoveLeavesTheSourceEmpty) {
   ASSERT_FALSE(from_moved.has_value());
   EXPECT_EQ(from_moved.error().code, FinalErrorCode::already_scored);
   EXPECT_EQ(fmt::format("{}", from_moved.error()),
-            "final evaluation: test set already scored (the test partition was opened "
-            "before; report that number)");
+            "final evaluation: test set already scored (the handle is empty: scored "
+            "before, or moved to another handle)");
 }
 
 TEST(FinalEvaluation, ARefusedConfigurationLeavesTheSetSealed) {

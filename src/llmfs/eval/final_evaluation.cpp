@@ -49,7 +49,7 @@ std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
     const training::TrainConfig& config) {
   if (!test.sealed())
     return reject(FinalErrorCode::already_scored, "final evaluation",
-                  "the test partition was opened before; report that number");
+                  "the handle is empty: scored before, or moved to another handle");
   if (config.batch_size == 0 || config.windows.context == 0 || contenders.empty())
     return reject(FinalErrorCode::bad_config, "final evaluation",
                   fmt::format("B={} T={} contenders={}", config.batch_size,
