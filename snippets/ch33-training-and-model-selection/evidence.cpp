@@ -73,7 +73,6 @@ double relative(double got, double want) {
 
 }  // namespace
 
-// region: demo-setup
 Step<Setup> demo_setup(const llmfs::models::DecoderConfig& model, std::size_t context,
                        std::size_t batch, std::size_t steps, std::size_t warmup,
                        std::size_t every) {
@@ -89,7 +88,6 @@ Step<Setup> demo_setup(const llmfs::models::DecoderConfig& model, std::size_t co
   setup.config.seed = kSeed;
   return setup;
 }
-// endregion: demo-setup
 
 // region: corpus-run
 Step<CorpusRun> run_corpus(training::TrainingMonitor* monitor) {

@@ -126,6 +126,11 @@ Step<Evidence> gather() {
        {run.selected.values().begin(), run.selected.values().end()}}};
   e.table = LLMFS_TRY_AT(
       "final", eval::final_evaluation(std::move(sealed), contenders, setup.config));
+  // Exercises: the fixture with EOS spelled as one byte; two ratios of the table
+  const eval::Score eos_as_byte{e.fixture.score.total_nats, e.fixture.score.tokens, 6};
+  e.exercises[0] = LLMFS_TRY_AT("exercise 1", eval::bits_per_byte(eos_as_byte));
+  e.exercises[1] = e.table[1].metrics.bits_per_byte / e.table[0].metrics.bits_per_byte;
+  e.exercises[2] = e.table[2].metrics.cross_entropy / std::log(2.0);
   return e;
 }
 // endregion: final-table

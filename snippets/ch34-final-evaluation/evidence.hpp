@@ -31,6 +31,7 @@ struct Evidence {
   double alpha = 0.0;                        ///< the α selection kept
   std::size_t test_documents = 0, test_examples = 0, test_bytes = 0;
   std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, decoder
+  std::array<double, 3> exercises{};  ///< EOS as a byte; bigram/uniform; bits/token
 };
 
 /// The bigram as a loss function: the mean −ln P(target | input) over a batch's

@@ -31,6 +31,12 @@ std::string render_report(const Evidence& e) {
         "final_{}=cross_entropy:{:.6f} perplexity:{:.6f} bits_per_byte:{:.6f}",
         row.name, row.metrics.cross_entropy, row.metrics.perplexity,
         row.metrics.bits_per_byte));
+  lines.push_back(
+      fmt::format("exercise_1=eos_as_one_byte_bits_per_byte:{:.6f}", e.exercises[0]));
+  lines.push_back(
+      fmt::format("exercise_2=bigram_over_uniform_bits:{:.6f}", e.exercises[1]));
+  lines.push_back(
+      fmt::format("exercise_3=decoder_bits_per_token:{:.6f}", e.exercises[2]));
   return snippets::join_lines(lines);
 }
 

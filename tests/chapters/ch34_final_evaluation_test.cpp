@@ -96,3 +96,17 @@ TEST(Final, TheDecoderIsScoredAtChapter33sSelectedStep) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Exercises, AnswersFromTheFormulas) {
+  const auto& e = ch34_evidence();
+  EXPECT_NEAR(e.exercises[0], 2.0, 1e-14);  // 6 positions × 2 bits over 6 bytes
+  EXPECT_NEAR(e.exercises[1],
+              e.table[1].metrics.cross_entropy / e.table[0].metrics.cross_entropy,
+              1e-12);
+  EXPECT_NEAR(e.exercises[2], e.table[2].metrics.bits_per_byte,
+              1e-12);  // no EOS target
+}
+
+}  // namespace

@@ -12,7 +12,6 @@
 
 namespace llmfs::training {
 
-// region: clip-api
 /// What one clipping did: the norm it measured and the factor it applied.
 struct ClipReport {
   double norm = 0.0;  ///< ‖g‖ = √(Σ g²) over every element of every gradient, before
@@ -28,6 +27,5 @@ inline constexpr double kClipGuard = 1e-6;
 /// Precondition: c > 0 (the trainer checks it).
 ClipReport clip_by_global_norm(std::span<tensor::Tensor> gradients,
                                double max_norm) noexcept;
-// endregion: clip-api
 
 }  // namespace llmfs::training

@@ -22,7 +22,6 @@ std::string_view describe(TrainingErrorCode code) noexcept {
   return "unknown training error";
 }
 
-// region: log-json
 std::string step_json(const StepRecord& r, double elapsed_seconds) {
   return fmt::format(
       R"({{"kind":"step","step":{},"lr":{},"loss":{},"grad_norm":{},"clip_scale":{},)"
@@ -36,7 +35,6 @@ std::string eval_json(const EvalRecord& r, double elapsed_seconds) {
       R"({{"kind":"eval","step":{},"val_loss":{},"best":{},"elapsed_s":{:.3f}}})",
       r.step, r.validation_loss, r.best, elapsed_seconds);
 }
-// endregion: log-json
 
 std::string progress_line(const Progress& p) {
   const auto eta = static_cast<long long>(std::llround(std::max(0.0, p.eta_seconds)));

@@ -41,7 +41,6 @@ struct EvalRecord {
 };
 // endregion: log-records
 
-// region: log-lines
 /// The JSON line of a step: `{"kind":"step","step":…,"lr":…,"loss":…,
 /// "grad_norm":…,"clip_scale":…,"tokens":…,"elapsed_s":…}`; numbers in the shortest
 /// form that reads back to the same double.
@@ -61,7 +60,6 @@ struct Progress {
 };
 /// `step 120/2000  loss 3.4121  lr 2.90e-04  1834 tok/s  ETA 3m12s`.
 [[nodiscard]] std::string progress_line(const Progress& progress);
-// endregion: log-lines
 
 // region: monitor-class
 /// Collects the log lines of a run, writes them to `log_path` (atomically, at every
