@@ -30,9 +30,9 @@ struct Selection {
 /// The 50-step run replayed against the PyTorch reference.
 struct Replay {
   std::size_t steps = 0, parameters = 0, elements = 0;  ///< its size
-  double loss_max_relative = 0.0;    ///< max over steps of |L − L_torch|/|L_torch|
-  double norm_max_relative = 0.0;    ///< the same for ‖g‖ before clipping
-  double values_max_relative = 0.0;  ///< max over final elements, relative
+  double loss_max_relative = 0.0;      ///< max over steps of |L − L_torch|/|L_torch|
+  double norm_max_relative = 0.0;      ///< the same for ‖g‖ before clipping
+  double values_max_relative = 0.0;    ///< max over final elements, relative
   double selected_max_relative = 0.0;  ///< selection's copy against torch's best step
   double validation_max_relative = 0.0;  ///< max over validations, relative
   std::size_t clipped_steps = 0;         ///< steps with scale < 1

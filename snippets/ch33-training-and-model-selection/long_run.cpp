@@ -12,7 +12,7 @@ namespace training = llmfs::training;
 
 namespace {
 
-Step<training::TrainResult> long_run(const std::string& log_path) {
+[[nodiscard]] Step<training::TrainResult> long_run(const std::string& log_path) {
   using llmfs::text::Split;
   const auto train = LLMFS_TRY(corpus_set(Split::train, 0, kLongContext, 0));
   const auto validation =

@@ -22,7 +22,7 @@ training::LossFunction constant_loss(double loss) {
 }
 
 /// The fixture: one scoring, then the refusals.
-Step<void> run_fixture(Evidence& e) {
+[[nodiscard]] Step<void> run_fixture(Evidence& e) {
   training::TrainConfig config;
   config.batch_size = 2;
   config.windows = {2, 2};
@@ -73,12 +73,18 @@ training::LossFunction bigram_loss(llmfs::models::BigramModel model) {
 }
 // endregion: bigram-loss
 
-// region: final-table
-Step<Evidence> gather() {
+namespace {
+
+/// Chapter 33's demo run again (same data, settings and seed) and the bigram with the α
+/// of lowest validation loss; records the selection and the α choice in `e`.
+struct Trained {
+  training::TrainConfig config;       ///< B and T, for scoring
+  training::TrainResult run;          ///< the decoder's run, with its selection
+  llmfs::models::BigramModel bigram;  ///< fitted on the same documents, α chosen
+};
+
+[[nodiscard]] Step<Trained> train_contenders(Evidence& e) {
   using llmfs::text::Split;
-  Evidence e;
-  LLMFS_TRY(run_fixture(e));
-  // Chapter 33's demo run: the same data, settings and seed
   const auto train = LLMFS_TRY(
       ch33::corpus_set(Split::train, ch33::kDemoDocuments, ch33::kDemoContext, 0));
   const auto validation = LLMFS_TRY(ch33::corpus_set(
@@ -90,14 +96,14 @@ Step<Evidence> gather() {
       "adamw",
       training::AdamW::create(ch33::kHyper, training::decoder_groups(
                                                 ch33::kDemoModel, ch33::kWeightDecay)));
-  const auto decoder = training::decoder_loss(ch33::kDemoModel);
-  const auto run =
-      LLMFS_TRY_AT("train", training::train(setup.values, optimizer, decoder, train.set,
-                                            validation.set, setup.config));
+  auto run =
+      LLMFS_TRY_AT("train", training::train(setup.values, optimizer,
+                                            training::decoder_loss(ch33::kDemoModel),
+                                            train.set, validation.set, setup.config));
   e.selected_step = run.selected.step();
   e.selected_validation = run.selected.loss();
   e.last_step = run.steps.size();
-  // The bigram's α: the lowest validation loss, by the same rule
+  // The bigram's α: the lowest validation loss, by chapter 33's rule
   const auto counted = LLMFS_TRY_AT(
       "bigram",
       llmfs::models::BigramModel::fit(documents_of(train.set), {258, 256, 257, 1.0}));
@@ -111,21 +117,33 @@ Step<Evidence> gather() {
     (void)best_alpha.offer(k, e.alpha_validation[k], {});
   }
   e.alpha = kAlphas[best_alpha.step()];
+  auto bigram = LLMFS_TRY_AT("bigram", counted.with_alpha(e.alpha));
+  return Trained{setup.config, std::move(run), std::move(bigram)};
+}
+
+}  // namespace
+
+// region: final-table
+Step<Evidence> gather() {
+  Evidence e;
+  LLMFS_TRY(run_fixture(e));
+  const Trained trained = LLMFS_TRY(train_contenders(e));
   // Seal the test partition, then open it once for every contender
-  auto test = LLMFS_TRY(
-      ch33::corpus_set(Split::test, kTestDocuments, ch33::kDemoContext, kTestExamples));
+  auto test = LLMFS_TRY(ch33::corpus_set(llmfs::text::Split::test, kTestDocuments,
+                                         ch33::kDemoContext, kTestExamples));
   e.test_documents = test.documents;
   e.test_examples = test.set.examples.size();
   e.test_bytes = test.bytes;
   auto sealed = eval::SealedTestSet::seal(std::move(test.set), test.bytes);
+  const auto& selected = trained.run.selected.values();
   const std::vector<eval::Contender> contenders{
       {"uniform", constant_loss(std::log(258.0)), {}},
-      {"bigram", bigram_loss(LLMFS_TRY_AT("bigram", counted.with_alpha(e.alpha))), {}},
+      {"bigram", bigram_loss(trained.bigram), {}},
       {"decoder",
-       decoder,
-       {run.selected.values().begin(), run.selected.values().end()}}};
+       training::decoder_loss(ch33::kDemoModel),
+       {selected.begin(), selected.end()}}};
   e.table = LLMFS_TRY_AT(
-      "final", eval::final_evaluation(std::move(sealed), contenders, setup.config));
+      "final", eval::final_evaluation(std::move(sealed), contenders, trained.config));
   // Exercises: the fixture with EOS spelled as one byte; two ratios of the table
   const eval::Score eos_as_byte{e.fixture.score.total_nats, e.fixture.score.tokens, 6};
   e.exercises[0] = LLMFS_TRY_AT("exercise 1", eval::bits_per_byte(eos_as_byte));

@@ -43,9 +43,13 @@ struct FinalAccess {
   static std::size_t bytes(const SealedTestSet& test) noexcept { return test.bytes_; }
 };
 
-// region: final-body
-std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
-    SealedTestSet&& test, std::span<const Contender> contenders,
+namespace {
+
+// region: final-checks
+/// Refuses an opened (or moved-from) handle, then a configuration that cannot score;
+/// opens nothing.
+[[nodiscard]] std::expected<void, FinalError> check_final(
+    const SealedTestSet& test, std::span<const Contender> contenders,
     const training::TrainConfig& config) {
   if (!test.sealed())
     return reject(FinalErrorCode::already_scored, "final evaluation",
@@ -54,6 +58,17 @@ std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
     return reject(FinalErrorCode::bad_config, "final evaluation",
                   fmt::format("B={} T={} contenders={}", config.batch_size,
                               config.windows.context, contenders.size()));
+  return {};
+}
+// endregion: final-checks
+
+}  // namespace
+
+// region: final-body
+std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
+    SealedTestSet&& test, std::span<const Contender> contenders,
+    const training::TrainConfig& config) {
+  LLMFS_TRY(check_final(test, contenders, config));
   // Open it: from here on the handle is empty, whatever happens next
   const std::size_t bytes = FinalAccess::bytes(test);
   const training::ExampleSet examples = *FinalAccess::open(test);

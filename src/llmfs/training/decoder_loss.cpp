@@ -21,7 +21,7 @@ std::unexpected<ModelFailure> failed(const E& error) {
 // region: decoder-loss-body
 /// One call of the decoder's LossFunction: a model on a fresh tape holding `values`,
 /// the batch's mean loss, and when asked the backward pass and every gradient.
-std::expected<LossAndGradients, ModelFailure> decoder_pass(
+[[nodiscard]] std::expected<LossAndGradients, ModelFailure> decoder_pass(
     const models::DecoderConfig& config, std::span<const tensor::Tensor> values,
     const Batch& batch, bool with_gradients) {
   auto model = models::DecoderModel::from_values(

@@ -63,10 +63,9 @@ namespace {
 
 /// Batch s (1 … S) of the run: batch (s − 1) mod n of epoch ⌊(s − 1)/n⌋, with n = ⌊N/B⌋
 /// full batches per epoch; `order` caches the current epoch's order.
-std::expected<Batch, BatchError> training_batch(const ExampleSet& train,
-                                                const TrainConfig& config,
-                                                std::size_t step,
-                                                std::vector<std::size_t>& order) {
+[[nodiscard]] std::expected<Batch, BatchError> training_batch(
+    const ExampleSet& train, const TrainConfig& config, std::size_t step,
+    std::vector<std::size_t>& order) {
   const BatchConfig batching{config.batch_size, LastBatch::drop};
   const std::size_t per_epoch = train.examples.size() / config.batch_size;
   const std::size_t index = (step - 1) % per_epoch;

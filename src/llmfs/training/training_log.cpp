@@ -13,8 +13,7 @@ namespace llmfs::training {
 
 std::string_view describe(TrainingErrorCode code) noexcept {
   switch (code) {
-    case TrainingErrorCode::bad_schedule:
-      return "invalid learning-rate schedule";
+    case TrainingErrorCode::bad_schedule: return "invalid learning-rate schedule";
     case TrainingErrorCode::step_range: return "step outside the schedule";
     case TrainingErrorCode::bad_config: return "invalid training configuration";
     case TrainingErrorCode::stage_failed: return "a stage of training failed";
