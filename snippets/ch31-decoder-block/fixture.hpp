@@ -26,6 +26,7 @@ inline constexpr double kScale = 10.0;
 inline constexpr double kGradientStep = 1e-6;
 inline constexpr double kGradientTolerance = 1e-5;
 
+// region: fixture-input
 /// X [1,3,4]: token 0 is [3,3,3,3] (RMS 3), tokens 1 and 2 are mixed rows.
 inline llmfs::tensor::Tensor fixture_input() {
   return llmfs::tensor::Tensor::from({kBatch, kTokens, kModelWidth},
@@ -34,6 +35,7 @@ inline llmfs::tensor::Tensor fixture_input() {
                                       0.0, 2.0, -2.0, 1.0})  //
       .value();
 }
+// endregion: fixture-input
 
 /// X with its last row replaced: the causality check.
 inline llmfs::tensor::Tensor perturbed_input() {
