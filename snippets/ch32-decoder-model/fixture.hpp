@@ -41,6 +41,7 @@ inline constexpr std::size_t kDemoBatch = 2;
 inline constexpr std::size_t kDemoTokens = 8;
 inline constexpr std::uint64_t kDemoStreamSeed = 3232;
 
+// region: predict-fixture
 /// The Predict model's eleven values in decoder_parameter_specs() order.
 inline std::vector<llmfs::tensor::Tensor> fixture_values() {
   using llmfs::tensor::Tensor;
@@ -64,5 +65,6 @@ inline llmfs::autograd::TokenGrid fixture_ids() {
 inline llmfs::autograd::TokenGrid fixture_targets() {
   return {1, 3, {1, 2, 3}};
 }
+// endregion: predict-fixture
 
 }  // namespace ch32
