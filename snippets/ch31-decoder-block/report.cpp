@@ -35,8 +35,7 @@ std::vector<std::string> exercise_lines(const Exercises& e) {
   return {
       fmt::format("exercise_1=d_model:{} heads:{} d_ff:{} parameters:{}",
                   e.wide_model_width, e.wide_heads, e.wide_hidden, e.wide_parameters),
-      changes, "exercise_3=" + e.narrow_input_error,
-      fmt::format("exercise_4=ops_reading_x:{}", e.x_gradient_paths)};
+      changes, fmt::format("exercise_3=ops_reading_x:{}", e.x_gradient_paths)};
 }
 
 }  // namespace
@@ -80,14 +79,6 @@ std::string render_report(const Evidence& p) {
   lines.push_back(fmt::format("parameters=names:[{}] shapes:[{}] count:{} formula:{}",
                               fmt::join(p.parameter_names, ","), fmt::join(shapes, ","),
                               p.parameter_count, p.formula_count));
-  lines.push_back(fmt::format("upstream={} loss:{}", format_values(p.upstream.values()),
-                              format_number(p.loss)));
-  lines.push_back("input_gradient=" + format_values(p.input_gradient.values()));
-  lines.push_back(fmt::format(
-      "gradcheck=inputs:{} coordinates:{} max_error:{:.1e} "
-      "tolerance:{:.0e} passed:{}",
-      p.gradcheck.inputs.size(), p.gradcheck.coordinates(), p.gradcheck.max_abs_error(),
-      kGradientTolerance, p.gradcheck.passed()));
   lines.push_back(
       fmt::format("causality=last_token_changed changed_coordinates_per_row:[{}]",
                   fmt::join(p.changed_per_row, ",")));
