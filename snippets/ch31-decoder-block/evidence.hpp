@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include <llmfs/autograd/gradcheck.hpp>
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/models/decoder_block.hpp>
 #include <llmfs/tensor/shape.hpp>
@@ -26,7 +25,8 @@ using snippets::Step;
 
 /// The six intermediates of one block pass, read off the tape (plus the input).
 struct Stages {
-  Tensor input, attention_input, attention_output, hidden, ffn_input, ffn_output, output;
+  Tensor input, attention_input, attention_output, hidden, ffn_input, ffn_output,
+      output;
   Tensor attention_weights;  ///< `[1,2,3,3]`
 };
 
@@ -39,8 +39,7 @@ struct Exercises {
   std::size_t wide_model_width = 0, wide_heads = 0, wide_hidden = 0;  ///< exercise 1
   std::size_t wide_parameters = 0;                                    ///< exercise 1
   std::vector<std::pair<std::string, double>> scale_changes;          ///< exercise 2
-  std::string narrow_input_error;                                     ///< exercise 3
-  std::size_t x_gradient_paths = 0;  ///< exercise 4: tape nodes whose parent is x
+  std::size_t x_gradient_paths = 0;  ///< exercise 3: tape nodes whose parent is x
 };
 
 /// Everything the report and the trace print.
@@ -49,14 +48,12 @@ struct Evidence {
   Stages scaled;          ///< the block on 10·X
   Stages zero_branches;   ///< W_O = W₂ = 0
   Tensor post_norm_zero;  ///< the post-norm arrangement with both branches 0
-  std::size_t identity_mismatches = 0;  ///< coordinates where the zero-branch output ≠ X
+  std::size_t identity_mismatches =
+      0;  ///< coordinates where the zero-branch output ≠ X
   std::vector<std::string> parameter_names;
   std::vector<Shape> parameter_shapes;
   std::size_t parameter_count = 0;
-  std::size_t formula_count = 0;  ///< block_parameter_count(d, d_ff)
-  Tensor upstream, input_gradient;
-  double loss = 0.0;
-  llmfs::autograd::GradientCheckReport gradcheck;
+  std::size_t formula_count = 0;             ///< block_parameter_count(d, d_ff)
   std::vector<std::size_t> changed_per_row;  ///< last row perturbed
   std::vector<std::pair<std::string, std::string>> errors;
   Exercises exercises;

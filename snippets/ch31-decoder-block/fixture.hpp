@@ -3,7 +3,7 @@
 // Chapter 31's frozen fixture, defined once for its program and its tests
 // (tests/chapters/ch31_*): B=1, T=3, d_model=4, h=2 (d_h=2), d_ff=4, every projection
 // matrix the identity (W_Q, W_K, W_V, W_O, W₁, W₃, W₂), both gains 1, RMSNorm ε = 10⁻⁶,
-// RoPE capacity 4 and base 100, and the upstream gradient U of L = Σ block(X) ⊙ U.
+// RoPE capacity 4 and base 100.
 
 #include <cstddef>
 
@@ -22,10 +22,8 @@ inline constexpr double kEpsilon = 1e-6;
 inline constexpr const char* kPrefix = "block";
 /// The input scale of the Predict's second question.
 inline constexpr double kScale = 10.0;
-/// Central differences: step δ and the largest accepted error.
-inline constexpr double kGradientStep = 1e-6;
-inline constexpr double kGradientTolerance = 1e-5;
 
+// region: fixture-input
 /// X [1,3,4]: token 0 is [3,3,3,3] (RMS 3), tokens 1 and 2 are mixed rows.
 inline llmfs::tensor::Tensor fixture_input() {
   return llmfs::tensor::Tensor::from({kBatch, kTokens, kModelWidth},
@@ -34,6 +32,7 @@ inline llmfs::tensor::Tensor fixture_input() {
                                       0.0, 2.0, -2.0, 1.0})  //
       .value();
 }
+// endregion: fixture-input
 
 /// X with its last row replaced: the causality check.
 inline llmfs::tensor::Tensor perturbed_input() {
@@ -44,14 +43,6 @@ inline llmfs::tensor::Tensor perturbed_input() {
   values[10] = 1.0;
   values[11] = 2.0;
   return x;
-}
-
-/// U = ∂L/∂block(X), [1,3,4].
-inline llmfs::tensor::Tensor fixture_upstream() {
-  return llmfs::tensor::Tensor::from(
-             {kBatch, kTokens, kModelWidth},
-             {1.0, -0.5, 0.25, 0.75, -0.3, 0.8, 1.2, -0.4, 0.6, 0.1, -0.7, 0.9})
-      .value();
 }
 
 }  // namespace ch31

@@ -17,7 +17,8 @@ std::string row_rms(const Tensor& t) {
   std::vector<double> rms;
   for (std::size_t token = 0; token < kTokens; ++token) {
     double sum = 0.0;
-    for (double v : llmfs::report::row(t, token, kModelWidth)) sum += v * v;
+    for (double v : llmfs::report::row(t, token, kModelWidth))
+      sum += v * v;
     rms.push_back(std::sqrt(sum / static_cast<double>(kModelWidth)));
   }
   return llmfs::report::format_values(rms);
@@ -25,9 +26,12 @@ std::string row_rms(const Tensor& t) {
 
 void stage_records(std::vector<std::string>& out, const char* input, const Stages& s) {
   const std::pair<const char*, const Tensor*> stages[] = {
-      {"input", &s.input},         {"attention_input", &s.attention_input},
-      {"attention_output", &s.attention_output}, {"hidden", &s.hidden},
-      {"ffn_input", &s.ffn_input}, {"ffn_output", &s.ffn_output},
+      {"input", &s.input},
+      {"attention_input", &s.attention_input},
+      {"attention_output", &s.attention_output},
+      {"hidden", &s.hidden},
+      {"ffn_input", &s.ffn_input},
+      {"ffn_output", &s.ffn_output},
       {"output", &s.output}};
   for (const auto& [name, value] : stages) {
     const bool stream = std::string_view(name) == "input" ||
@@ -49,9 +53,10 @@ std::string render_trace(const Evidence& p) {
       kBatch, kTokens, kModelWidth, kHeads, kHiddenWidth, p.parameter_count)};
   stage_records(out, "X", p.fixture);
   stage_records(out, "10X", p.scaled);
-  out.push_back(fmt::format(
-      "IDENTITY|branches=zero|mismatches={}|post_norm_token_0={}", p.identity_mismatches,
-      llmfs::report::format_values(llmfs::report::row(p.post_norm_zero, 0, kModelWidth))));
+  out.push_back(fmt::format("IDENTITY|branches=zero|mismatches={}|post_norm_token_0={}",
+                            p.identity_mismatches,
+                            llmfs::report::format_values(
+                                llmfs::report::row(p.post_norm_zero, 0, kModelWidth))));
   return snippets::join_lines(out);
 }
 

@@ -27,8 +27,8 @@ using llmfs::testing::ReferenceData;
 constexpr double kTolerance = 1e-12;
 
 ReferenceData load(const std::string& name) {
-  return llmfs::testing::load_reference(std::string(LLMFS_SOURCE_DIR) +
-                                        "/tests/reference/data/models/" + name + ".txt");
+  return llmfs::testing::load_reference(
+      std::string(LLMFS_SOURCE_DIR) + "/tests/reference/data/models/" + name + ".txt");
 }
 
 DecoderConfig config_of(const ReferenceData& r) {
@@ -47,19 +47,21 @@ DecoderConfig config_of(const ReferenceData& r) {
 TokenGrid grid_of(const ReferenceData& r, const char* name) {
   const auto& t = r.at(name);
   TokenGrid grid{.batch = t.shape.at(0), .time = t.shape.at(1), .ids = {}};
-  for (double v : t.values) grid.ids.push_back(static_cast<llmfs::text::TokenId>(v));
+  for (double v : t.values)
+    grid.ids.push_back(static_cast<llmfs::text::TokenId>(v));
   return grid;
 }
 
-void expect_close(const Tensor& actual, const ReferenceData& r, const std::string& name) {
+void expect_close(const Tensor& actual, const ReferenceData& r,
+                  const std::string& name) {
   const auto& expected = r.at(name);
   ASSERT_EQ(std::vector<std::size_t>(actual.shape().begin(), actual.shape().end()),
             expected.shape)
       << name;
   const auto d = llmfs::testing::discrepancy(actual.values(), expected.values);
   EXPECT_TRUE(d.same_size && d.same_nonfinite) << name;
-  EXPECT_LE(d.relative, kTolerance) << name << " max |diff| " << d.max_abs << " at "
-                                    << d.worst_index;
+  EXPECT_LE(d.relative, kTolerance)
+      << name << " max |diff| " << d.max_abs << " at " << d.worst_index;
 }
 
 void check_case(const std::string& name) {
@@ -103,8 +105,12 @@ void check_case(const std::string& name) {
   EXPECT_EQ(compared, 2 + 9 * config.layers);
 }
 
-TEST(Reference, SmallDecoderMatchesPyTorchFloat64) { check_case("ch32_decoder_small"); }
+TEST(Reference, SmallDecoderMatchesPyTorchFloat64) {
+  check_case("ch32_decoder_small");
+}
 
-TEST(Reference, DeepDecoderMatchesPyTorchFloat64) { check_case("ch32_decoder_deep"); }
+TEST(Reference, DeepDecoderMatchesPyTorchFloat64) {
+  check_case("ch32_decoder_deep");
+}
 
 }  // namespace

@@ -47,18 +47,6 @@ std::string_view describe(DecoderErrorCode code) noexcept {
 
 namespace {
 
-// a·b and a+b, or nothing on overflow.
-[[nodiscard]] std::optional<std::size_t> decoder_times(std::size_t a, std::size_t b) {
-  std::size_t out = 0;
-  if (__builtin_mul_overflow(a, b, &out)) return std::nullopt;
-  return out;
-}
-[[nodiscard]] std::optional<std::size_t> decoder_plus(std::size_t a, std::size_t b) {
-  std::size_t out = 0;
-  if (__builtin_add_overflow(a, b, &out)) return std::nullopt;
-  return out;
-}
-
 // The block shape every block of `config` has.
 [[nodiscard]] DecoderBlockShape decoder_block_shape(const DecoderConfig& config) {
   return DecoderBlockShape{.model_width = config.model_width,
@@ -75,7 +63,7 @@ namespace {
 
 }  // namespace
 
-// region: decoder-validate
+// region: decoder-config-checks
 std::expected<void, DecoderError> validate(const DecoderConfig& config) {
   constexpr auto stage = DecoderStage::configuration;
   const std::pair<std::string_view, std::size_t> sizes[] = {
@@ -109,36 +97,35 @@ std::expected<void, DecoderError> validate(const DecoderConfig& config) {
   LLMFS_TRY(decoder_parameter_count(config));
   return {};
 }
-// endregion: decoder-validate
+// endregion: decoder-config-checks
 
 // region: decoder-parameter-count
 std::expected<std::size_t, DecoderError> decoder_parameter_count(
     const DecoderConfig& config) {
+  // Every product and sum checked: a wrapped count would pass as a small one
+  bool fits = true;
+  auto times = [&fits](std::size_t a, std::size_t b) {
+    std::size_t out = 0;
+    fits = fits && !__builtin_mul_overflow(a, b, &out);
+    return out;
+  };
+  auto plus = [&fits](std::size_t a, std::size_t b) {
+    std::size_t out = 0;
+    fits = fits && !__builtin_add_overflow(a, b, &out);
+    return out;
+  };
   const std::size_t d = config.model_width;
-  // V·d + N·(2d + 4d² + 3·d·d_ff) + d, every step checked
-  const auto table = decoder_times(config.vocab_size, d);
-  const auto square =
-      decoder_times(d, d).and_then([](std::size_t s) { return decoder_times(4, s); });
-  const auto ffn = decoder_times(d, config.hidden_width).and_then([](std::size_t s) {
-    return decoder_times(3, s);
-  });
-  const auto block =
-      square.and_then([&](std::size_t s) { return decoder_plus(s, 2 * d); })
-          .and_then([&](std::size_t s) {
-            return ffn.and_then([&](std::size_t f) { return decoder_plus(s, f); });
-          });
-  const auto total =
-      block.and_then([&](std::size_t b) { return decoder_times(config.layers, b); })
-          .and_then([&](std::size_t s) {
-            return table.and_then([&](std::size_t t) { return decoder_plus(s, t); });
-          })
-          .and_then([&](std::size_t s) { return decoder_plus(s, d); });
-  if (!total || *total > tensor::max_element_count()) {
+  // 2d + 4d² + 3·d·d_ff per block; V·d + N·block + d in all
+  const std::size_t block = plus(plus(times(2, d), times(4, times(d, d))),
+                                 times(3, times(d, config.hidden_width)));
+  const std::size_t total =
+      plus(plus(times(config.vocab_size, d), times(config.layers, block)), d);
+  if (!fits || total > tensor::max_element_count()) {
     return reject(DecoderErrorCode::size_overflow, DecoderStage::configuration,
                   fmt::format("V {}, d {}, N {}, d_ff {}", config.vocab_size, d,
                               config.layers, config.hidden_width));
   }
-  return *total;
+  return total;
 }
 // endregion: decoder-parameter-count
 
@@ -221,7 +208,6 @@ std::expected<DecoderModel, DecoderError> DecoderModel::create(
 }
 // endregion: decoder-create
 
-// region: decoder-assemble
 std::expected<DecoderModel, DecoderError> DecoderModel::assemble(
     const DecoderConfig& config, autograd::Tape tape, nn::Embedding embedding,
     std::vector<DecoderBlock> blocks, nn::RMSNorm final_norm) {
@@ -235,7 +221,6 @@ std::expected<DecoderModel, DecoderError> DecoderModel::assemble(
   return DecoderModel(config, std::move(tape), std::move(embedding), std::move(blocks),
                       std::move(final_norm), std::move(parameters));
 }
-// endregion: decoder-assemble
 
 // region: decoder-from-values
 std::expected<DecoderModel, DecoderError> DecoderModel::from_values(
@@ -345,6 +330,18 @@ namespace {
   }
   return {};
 }
+
+// Targets: the inputs' [B, T] grid, every id in [0, V).
+[[nodiscard]] std::expected<void, DecoderError> check_targets(
+    const autograd::TokenGrid& inputs, const autograd::TokenGrid& targets,
+    const DecoderConfig& config) {
+  if (targets.batch != inputs.batch || targets.time != inputs.time) {
+    return reject(DecoderErrorCode::target_shape, DecoderStage::input,
+                  fmt::format("inputs [{},{}], targets [{},{}]", inputs.batch,
+                              inputs.time, targets.batch, targets.time));
+  }
+  return check_tokens(targets, config, "targets");
+}
 // endregion: decoder-input-checks
 
 }  // namespace
@@ -384,13 +381,7 @@ std::expected<autograd::TensorValue, DecoderError> DecoderModel::forward(
 // region: decoder-loss
 std::expected<autograd::TensorValue, DecoderError> DecoderModel::loss(
     const autograd::TokenGrid& inputs, const autograd::TokenGrid& targets) const {
-  LLMFS_TRY(check_tokens(inputs, config_, "inputs"));
-  if (targets.batch != inputs.batch || targets.time != inputs.time) {
-    return reject(DecoderErrorCode::target_shape, DecoderStage::input,
-                  fmt::format("inputs [{},{}], targets [{},{}]", inputs.batch,
-                              inputs.time, targets.batch, targets.time));
-  }
-  LLMFS_TRY(check_tokens(targets, config_, "targets"));
+  LLMFS_TRY(check_targets(inputs, targets, config_));
   auto logits = LLMFS_TRY(forward(inputs));
   return LLMFS_TRY_AT(DecoderStage::loss, autograd::cross_entropy(logits, targets));
 }

@@ -83,7 +83,7 @@ enum class DecoderStage {
 [[nodiscard]] std::string_view describe(DecoderErrorCode code) noexcept;
 
 /// The lower error a decoder error wraps, typed.
-using DecoderCause = std::variant<nn::NnError, attention::MultiHeadError,
+using DecoderCause = std::variant<nn::NnError, llmfs::attention::MultiHeadError,
                                   DecoderBlockError, autograd::AutogradError>;
 
 /// One typed decoder error. Formats as `<stage>: <description> (<detail>)` followed by

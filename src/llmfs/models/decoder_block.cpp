@@ -63,19 +63,33 @@ std::expected<DecoderBlock, DecoderBlockError> DecoderBlock::create(
 }
 // endregion: block-create
 
+namespace {
+
+// region: block-width-checks
+// The four layers must share d_model: both norms' widths, attention's, and the
+// feed-forward network's input (and so output) width.
+[[nodiscard]] std::expected<void, DecoderBlockError> check_layer_widths(
+    const nn::RMSNorm& attention_norm, const attention::MultiHeadAttention& attention,
+    const nn::RMSNorm& ffn_norm, const nn::SwiGluFeedForward& feed_forward) {
+  const std::size_t d = attention.model_width();
+  if (attention_norm.width() == d && ffn_norm.width() == d &&
+      feed_forward.model_width() == d) {
+    return {};
+  }
+  return reject(DecoderBlockErrorCode::width_mismatch, DecoderBlockStage::configuration,
+                fmt::format("attention {}, norms {} and {}, feed-forward {}", d,
+                            attention_norm.width(), ffn_norm.width(),
+                            feed_forward.model_width()));
+}
+// endregion: block-width-checks
+
+}  // namespace
+
 // region: block-from-layers
 std::expected<DecoderBlock, DecoderBlockError> DecoderBlock::from_layers(
     nn::RMSNorm attention_norm, attention::MultiHeadAttention attention,
     nn::RMSNorm ffn_norm, nn::SwiGluFeedForward feed_forward) {
-  const std::size_t d = attention.model_width();
-  if (attention_norm.width() != d || ffn_norm.width() != d ||
-      feed_forward.model_width() != d) {
-    return reject(DecoderBlockErrorCode::width_mismatch,
-                  DecoderBlockStage::configuration,
-                  fmt::format("attention {}, norms {} and {}, feed-forward {}", d,
-                              attention_norm.width(), ffn_norm.width(),
-                              feed_forward.model_width()));
-  }
+  LLMFS_TRY(check_layer_widths(attention_norm, attention, ffn_norm, feed_forward));
   // The block's list in data-flow order: norm, attention, norm, feed-forward
   std::vector<nn::NamedParameter> listed = attention_norm.parameters();
   listed.insert(listed.end(), attention.parameters().begin(),

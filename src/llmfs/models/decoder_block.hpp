@@ -50,10 +50,10 @@ enum class DecoderBlockStage {
 [[nodiscard]] std::string_view describe(DecoderBlockErrorCode code) noexcept;
 
 /// The lower error a block error wraps: an RMSNorm or SwiGLU error (nn::NnError), an
-/// attention error (attention::MultiHeadError), or the tape's error from a residual
-/// sum.
-using DecoderBlockCause =
-    std::variant<nn::NnError, attention::MultiHeadError, autograd::AutogradError>;
+/// attention error (llmfs::attention::MultiHeadError), or the tape's error from a
+/// residual sum.
+using DecoderBlockCause = std::variant<nn::NnError, llmfs::attention::MultiHeadError,
+                                       autograd::AutogradError>;
 
 /// One typed block error: the kind, the stage, the numbers, and the wrapped lower
 /// error, typed (never flattened to a string). Formats as `<stage>: <description>
@@ -69,7 +69,8 @@ using DecoderBlockError =
 struct DecoderBlockForward {
   autograd::TensorValue input;            ///< x, the residual stream entering the block
   autograd::TensorValue attention_input;  ///< `a = RMSNorm₁(x)`
-  attention::MultiHeadForward attention;  ///< every stage of `MHA(a)` (Chapter 30)
+  llmfs::attention::MultiHeadForward
+      attention;                           ///< every stage of `MHA(a)` (Chapter 30)
   autograd::TensorValue attention_output;  ///< `MHA(a)`, the attention branch
   autograd::TensorValue hidden;            ///< `h = x + MHA(a)`
   autograd::TensorValue ffn_input;         ///< `f = RMSNorm₂(h)`
@@ -113,7 +114,7 @@ class DecoderBlock {
   ///         the feed-forward network do not share d_model (stage configuration), or
   ///         stage_failed with stage parameters for duplicate names or nodes.
   [[nodiscard]] static std::expected<DecoderBlock, DecoderBlockError> from_layers(
-      nn::RMSNorm attention_norm, attention::MultiHeadAttention attention,
+      nn::RMSNorm attention_norm, llmfs::attention::MultiHeadAttention attention,
       nn::RMSNorm ffn_norm, nn::SwiGluFeedForward feed_forward);
   // endregion: block-class
   // region: block-forward-declaration
@@ -131,7 +132,7 @@ class DecoderBlock {
     return attention_norm_;
   }
   /// The multi-head causal self-attention with RoPE.
-  [[nodiscard]] const attention::MultiHeadAttention& attention() const noexcept {
+  [[nodiscard]] const llmfs::attention::MultiHeadAttention& attention() const noexcept {
     return attention_;
   }
   /// RMSNorm₂, before the feed-forward network.
@@ -154,9 +155,9 @@ class DecoderBlock {
   }
 
  private:
-  DecoderBlock(nn::RMSNorm attention_norm, attention::MultiHeadAttention attention,
-               nn::RMSNorm ffn_norm, nn::SwiGluFeedForward feed_forward,
-               nn::NamedParameters parameters)
+  DecoderBlock(nn::RMSNorm attention_norm,
+               llmfs::attention::MultiHeadAttention attention, nn::RMSNorm ffn_norm,
+               nn::SwiGluFeedForward feed_forward, nn::NamedParameters parameters)
       : attention_norm_(std::move(attention_norm)),
         attention_(std::move(attention)),
         ffn_norm_(std::move(ffn_norm)),
@@ -164,7 +165,7 @@ class DecoderBlock {
         parameters_(std::move(parameters)) {}
 
   nn::RMSNorm attention_norm_;
-  attention::MultiHeadAttention attention_;
+  llmfs::attention::MultiHeadAttention attention_;
   nn::RMSNorm ffn_norm_;
   nn::SwiGluFeedForward feed_forward_;
   nn::NamedParameters parameters_;

@@ -168,8 +168,11 @@ template <class Isa, std::size_t R = Isa::MR>
 // Rows p0 … p0+kc−1 of b [k,m], columns j0 … j0+nc−1, copied into panels of nr columns:
 // panel q holds columns j0+q·nr … row after row, so a tile reads its nr values of row p
 // from consecutive addresses (zeros past column nc). Packing only moves numbers.
-void pack_b(const double* b, std::size_t m, std::size_t p0, std::size_t kc,
-            std::size_t j0, std::size_t nc, std::size_t nr, double* packed) {
+// Inlined, so that each instance is compiled for its caller's instruction set.
+[[gnu::always_inline]] inline void pack_b(const double* b, std::size_t m,
+                                          std::size_t p0, std::size_t kc,
+                                          std::size_t j0, std::size_t nc,
+                                          std::size_t nr, double* packed) {
   for (std::size_t q = 0; q * nr < nc; ++q)
     for (std::size_t p = 0; p < kc; ++p)
       for (std::size_t x = 0; x < nr; ++x) {
@@ -241,10 +244,12 @@ void rows_portable(const MatrixPair& x, std::size_t r0, std::size_t r1, double* 
 [[gnu::target("avx2")]] void rows_avx2(const MatrixPair& x, std::size_t r0,
                                        std::size_t r1, double* buf) {
   blocked_rows<Avx2>(x, r0, r1, buf);
+  __builtin_ia32_vzeroupper();  // upper halves clean for the scalar code after
 }
 [[gnu::target("avx512f")]] void rows_avx512f(const MatrixPair& x, std::size_t r0,
                                              std::size_t r1, double* buf) {
   blocked_rows<Avx512>(x, r0, r1, buf);
+  __builtin_ia32_vzeroupper();
 }
 #endif
 

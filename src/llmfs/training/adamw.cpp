@@ -175,4 +175,13 @@ std::vector<ParameterGroup> decay_groups(const nn::NamedParameters& parameters,
 }
 // endregion: decay-rule-impl
 
+std::expected<void, OptimizerError> AdamW::set_learning_rate(double eta) {
+  if (!(eta > 0.0 && std::isfinite(eta)))
+    return reject(
+        OptimizerErrorCode::bad_hyperparameter, "adamw config",
+        fmt::format("lr={}: the learning rate must be finite and above 0", eta));
+  hyper_.learning_rate = eta;
+  return {};
+}
+
 }  // namespace llmfs::training
