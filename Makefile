@@ -17,6 +17,8 @@
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
 #                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt)
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
+#   make train-decoder  chapter 33's long run (tens of minutes): the log and figure in
+#                    docs/_static/ (progress on stderr when it is a terminal)
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -25,7 +27,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench strict clean train-ngram
+.PHONY: deps configure build demos book test traces demo sanitize bench strict clean train-ngram train-decoder
 
 deps:
 	@tools/install-deps.sh
@@ -95,6 +97,15 @@ train-ngram:
 	  cmake --build --preset $(PRESET) --target ch23-a-neural-n-gram-model >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
 	@$(BUILD)/bin/ch23-a-neural-n-gram-model --train-long --log docs/_static/ch23-train-ngram.jsonl
 	@/usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram
+# Chapter 33's long run: the decoder of snippets/ch33-*/fixture.hpp (kLongModel) on the whole
+# training partition as bytes, 2,000 steps of B = 16, validated every 200 steps. The log
+# (JSON lines) in docs/_static/ch33-train-decoder.jsonl, the figure redrawn from it by
+# tools/plot-training-log.py.
+train-decoder:
+	@$(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
+	  cmake --build --preset $(PRESET) --target ch33-training-and-model-selection >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
+	@$(BUILD)/bin/ch33-training-and-model-selection --train-long docs/_static/ch33-train-decoder.jsonl
+	@$(PYTHON) tools/plot-training-log.py docs/_static/ch33-train-decoder.jsonl docs/_static/ch33-train-decoder.svg
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan

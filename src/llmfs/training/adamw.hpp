@@ -91,16 +91,15 @@ class AdamW {
   /// θ ← θ − η/(1 − β₁ᵗ) · m / (√v / √(1 − β₂ᵗ) + ε), in PyTorch 1.13's order of
   /// operations (`torch.optim.AdamW`, `_single_tensor_adamw`). Every input is checked
   /// before anything changes. \return count_mismatch, shape_mismatch or
-  /// non_finite_gradient naming the parameter (stage `adamw step`); then nothing,
-  /// neither a value nor a moment nor t, has changed.
+  /// non_finite_gradient naming the parameter (stage `adamw step`), changing nothing.
   [[nodiscard]] std::expected<void, OptimizerError> step(
       std::span<tensor::Tensor> values, std::span<const tensor::Tensor> gradients);
 
   /// The state, for saving (Chapter 35).
   [[nodiscard]] const AdamWState& state() const noexcept { return state_; }
   /// Replaces the state with a saved one, after checking it fits the parameters.
-  /// \return count_mismatch or shape_mismatch (stage `adamw restore`); then the state
-  ///         is unchanged.
+  /// \return count_mismatch or shape_mismatch (stage `adamw restore`), changing
+  /// nothing.
   [[nodiscard]] std::expected<void, OptimizerError> restore(AdamWState saved);
 
   /// The groups, as given to create().
