@@ -108,7 +108,8 @@ class AdamW {
   }
   /// The hyperparameters.
   [[nodiscard]] const AdamWHyper& hyper() const noexcept { return hyper_; }
-  /// Sets η for later steps (Chapter 33). \return bad_hyperparameter unless 0 < η < ∞.
+  /// Sets η for later steps: a learning-rate schedule (Chapter 23's long run, Chapter
+  /// 33). \return bad_hyperparameter unless 0 < η < ∞; then η is unchanged.
   [[nodiscard]] std::expected<void, OptimizerError> set_learning_rate(double eta);
 
  private:
