@@ -105,6 +105,13 @@ std::vector<double> all_values(const training::TrainingState& s) {
   return out;
 }
 
+// The SHA-256 of the partition manifest the run's data comes from (Chapter 2).
+[[nodiscard]] Step<std::string> partition_hash() {
+  const auto manifest =
+      LLMFS_TRY_AT("manifest", llmfs::read_file(LLMFS_PARTITIONS_PATH));
+  return training::sha256_hex_of(manifest);
+}
+
 }  // namespace
 
 std::vector<training::ParameterSlot> layout_of(const models::DecoderConfig& config) {
@@ -150,14 +157,18 @@ Step<training::TrainingState> capture(const Session& session) {
   state.rng = session.rng;
   state.tokenizer = merges();
   state.config = config_entries();
-  const auto manifest =
-      LLMFS_TRY_AT("manifest", llmfs::read_file(LLMFS_PARTITIONS_PATH));
-  state.partition_sha256 = training::sha256_hex_of(manifest);
+  state.partition_sha256 = LLMFS_TRY(partition_hash());
   return state;
 }
 
 // region: resume
 Step<Session> resume(const training::TrainingState& state) {
+  // The run it continues must be this one: same settings, tokenizer and data partition
+  if (state.config != config_entries() || !(state.tokenizer == merges()) ||
+      state.partition_sha256 != LLMFS_TRY(partition_hash()))
+    return llmfs::reject(snippets::StepCode::failed, "resume",
+                         "the checkpoint belongs to another run: its configuration, "
+                         "tokenizer or partition differs");
   std::vector<Tensor> values;
   for (const auto& parameter : state.parameters)
     values.push_back(parameter.value);
@@ -379,6 +390,10 @@ Step<Evidence> gather() {
   const std::string file = LLMFS_TRY_AT("read", bytes);
   LLMFS_TRY(layout(e, file));
   errors(e, file);
+  training::TrainingState other =
+      saved;  // a file of another run: the resume refuses it
+  other.partition_sha256.back() ^= 1;
+  e.errors.push_back({"other_partition", snippets::error_text(resume(other))});
   const auto before = LLMFS_TRY_AT("values", resumed.model.values());
   const auto refused = training::decode_tensor_file(file.substr(0, 100));
   e.failed_load_kept_model =

@@ -129,6 +129,11 @@ TEST(Errors, DamagedFilesAndWrongModelsAreTyped) {
             std::string::npos);
   EXPECT_NE(text["wrong_shape"].find("bind: shape mismatch"), std::string::npos);
   EXPECT_NE(text["missing_tensor"].find("bind: missing entry"), std::string::npos);
+  EXPECT_EQ(
+      text["other_partition"],
+      "resume: step failed (the checkpoint belongs to another run: its configuration, "
+      "tokenizer or partition differs)");
+  text.erase("other_partition");  // a whole, valid file: not a load error
   for (const auto& [name, t] : text)
     EXPECT_TRUE(t.starts_with("checkpoint step-4.safetensors at byte ")) << name;
   EXPECT_TRUE(e.failed_load_kept_model);

@@ -240,10 +240,11 @@ struct Header {
 // keeps the last silently, another reader might keep the first).
 [[nodiscard]] std::expected<Json, CheckpointError> parse_json(std::string_view text,
                                                               std::string_view label) {
-  if (text.empty() ||
-      text.front() != '{')  // the format's rule: the header opens with {
+  // The format's rule: the header is an object from its first byte (no leading space)
+  constexpr std::string_view object_brackets = "{}";
+  if (text.empty() || text.front() != object_brackets.front())
     return fail(CheckpointErrorCode::bad_json, label, 8, "header json",
-                "the header does not begin with '{'");
+                "the header does not begin with an opening brace");
   std::vector<std::set<std::string>> open;
   std::string duplicate;
   const Json::parser_callback_t watch = [&](int, Json::parse_event_t event,
