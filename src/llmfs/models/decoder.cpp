@@ -292,6 +292,16 @@ std::expected<std::vector<tensor::Tensor>, DecoderError> DecoderModel::values() 
   return out;
 }
 
+std::expected<std::vector<tensor::Tensor>, DecoderError> DecoderModel::gradients()
+    const {
+  std::vector<tensor::Tensor> out;
+  out.reserve(parameters_.size());
+  for (const auto& parameter : parameters_) {
+    out.push_back(LLMFS_TRY_AT(DecoderStage::values, parameter.value.gradient()));
+  }
+  return out;
+}
+
 std::expected<void, DecoderError> DecoderModel::set_values(
     std::vector<tensor::Tensor> values) {
   *this = LLMFS_TRY(from_values(config_, std::move(values)));
