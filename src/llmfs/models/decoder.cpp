@@ -359,6 +359,7 @@ namespace {
 // region: decoder-forward
 std::expected<DecoderForward, DecoderError> DecoderModel::forward_stages(
     const autograd::TokenGrid& ids) const {
+  // ids: [B,T] -> x_0..x_N [B,T,d_model] -> logits [B,T,V]
   LLMFS_TRY(check_tokens(ids, config_, "ids"));
   DecoderForward out;
   out.embeddings = LLMFS_TRY_AT(DecoderStage::embedding, embedding_.forward(ids));
