@@ -8,6 +8,8 @@ Times the same cases as build/<dir>/bin/llmfs_bench, on one thread:
   mha/forward, mha/forward_backward: the chapter-30 layer written with plain torch ops
   (full-width projections, head split, RoPE on adjacent pairs of Q and K, additive causal
   mask, softmax, A·V, merge, W_O; loss = sum(output) for the backward pass).
+  decoder/loss, decoder/loss_backward: Chapter 32's model (tests/reference/decoder_reference.py)
+  on a random batch, the mean next-token cross-entropy, and with its backward pass.
 
 With --square N,N,… (chapter 11's loop-order benchmark, tools/run-loop-order-bench.sh) it
 times only torch.matmul of two n×n float64 matrices, on 1 and on 2 threads, instead.
@@ -24,6 +26,8 @@ import time
 import torch
 
 SHAPES = [(4, 128, 128, 4), (8, 256, 256, 8)]  # (B, T, d_model, h), as in bench/shapes.hpp
+# (V, d_model, h, N, d_ff, B, T), as kDecoderShapes in bench/shapes.hpp
+DECODER_SHAPES = [(512, 128, 4, 2, 344, 4, 128)]
 MIN_SECONDS = float(os.environ.get("LLMFS_BENCH_MIN_SECONDS", "0.5"))
 
 
@@ -119,6 +123,36 @@ def square(sizes):
     print()
 
 
+def decoder_cases(dtype):
+    """Chapter 32's model in torch (the importable reference), loss and loss + backward."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                    "reference"))
+    import decoder_reference as ref
+    results = {}
+    for V, d, h, N, f, B, T in DECODER_SHAPES:
+        tag = f"V{V}_d{d}_h{h}_N{N}_ff{f}_B{B}_T{T}"
+        config = ref.DecoderConfig(V, d, h, N, f, T)
+        params = {}
+        for name, shape in ref.parameter_specs(config):
+            scale = 1.0 if len(shape) == 1 else 1.0 / math.sqrt(shape[0])
+            params[name] = ((torch.rand(shape, dtype=dtype) * 2 - 1) * scale).requires_grad_()
+        ids = torch.randint(0, V, (B, T))
+        targets = torch.randint(0, V, (B, T))
+
+        def loss_only():
+            with torch.no_grad():
+                return ref.loss(config, params, ids, targets)[1]
+
+        def loss_backward():
+            for p in params.values():
+                p.grad = None
+            ref.loss(config, params, ids, targets)[1].backward()
+
+        results[f"decoder/loss/{tag}"] = time_case(loss_only)
+        results[f"decoder/loss_backward/{tag}"] = time_case(loss_backward)
+    return results
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--square":
         square([int(x) for x in sys.argv[2].split(",")])
@@ -159,6 +193,7 @@ def main():
         results[f"mha/forward/{tag}"] = time_case(forward)
         results[f"mha/forward_backward/{tag}"] = time_case(forward_backward)
 
+    results.update(decoder_cases(dtype))
     env = environment()
     json.dump({"env": env, "cases": {k: {"cpu_ms": c, "wall_ms": w, "iterations": n}
                                       for k, (c, w, n) in results.items()}}, sys.stdout, indent=1)

@@ -17,11 +17,15 @@ std::string render_trace(const Evidence& p) {
   for (const auto& [name, count] : p.components)
     out.push_back(fmt::format("PARAMS|component={}|count={}", name, count));
   for (const auto& s : p.stream) {
+    // The embeddings have no branches: their branch fields are "-"
+    const bool branches = s.stage != "embeddings";
+    auto branch = [&](double rms) {
+      return branches ? llmfs::report::format_number(rms) : std::string("-");
+    };
     out.push_back(
         fmt::format("STREAM|stage={}|stream_rms={}|attention_rms={}|ffn_rms={}",
                     s.stage, llmfs::report::format_number(s.stream_rms),
-                    llmfs::report::format_number(s.attention_rms),
-                    llmfs::report::format_number(s.ffn_rms)));
+                    branch(s.attention_rms), branch(s.ffn_rms)));
   }
   const std::size_t v = kFixtureConfig.vocab_size;
   const auto ids = fixture_ids().ids;

@@ -122,9 +122,13 @@ TEST(Create, TheSeedAloneDecidesTheValues) {
   for (std::size_t i = 0; i < a.size(); ++i)
     EXPECT_TRUE(same_bits(a[i], b[i]));
   EXPECT_FALSE(same_bits(a[0], c[0]));
-  // Gains start at 1; the table has RMS near 1/√d.
+  // Gains start at 1; the table, drawn N(0, 1/d), has RMS near 1/√d = 0.25.
   for (double g : a[1].values())
     EXPECT_EQ(g, 1.0);
+  double squares = 0.0;
+  for (double v : a[0].values())
+    squares += v * v;
+  EXPECT_NEAR(std::sqrt(squares / static_cast<double>(a[0].size())), 0.25, 0.03);
 }
 
 TEST(Validate, EveryRefusalIsTypedAndNamesItsStage) {

@@ -41,10 +41,13 @@ TEST(Decoder, TrainerCycleKeepsValuesAndFreshTapes) {
   const auto loss = model.loss(inputs, targets).value();
   ASSERT_TRUE(llmfs::autograd::backward(loss, Tensor::scalar(1.0)).has_value());
   std::vector<Tensor> values = model.values().value();
+  const std::vector<Tensor> gradients = model.gradients().value();
+  ASSERT_EQ(gradients.size(), values.size());
   ASSERT_EQ(values.size(), model.parameters().size());
   std::size_t index = 0;
   for (const auto& parameter : model.parameters()) {
     const Tensor gradient = parameter.value.gradient().value();
+    EXPECT_EQ(gradient, gradients[index]) << parameter.name;
     double norm = 0.0;
     for (double g : gradient.values())
       norm += g * g;

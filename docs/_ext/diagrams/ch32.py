@@ -5,7 +5,7 @@ token outlined.
 Records (snippets/ch32-decoder-model/trace.txt):
   CONFIG|vocab=..|model_width=..|heads=..|layers=..|hidden_width=..|parameters=N   one
   PARAMS|component=..|count=n                                                      per component
-  STREAM|stage=..|stream_rms=r|attention_rms=r|ffn_rms=r                           per stage
+  STREAM|stage=..|stream_rms=r|attention_rms=r|ffn_rms=r   per stage ('-': no branches)
   LOGITS|position=t|input=i|target=j|predicted=k|logits=[..]                       per position
   LOSS|fixture=..|demo_initial=..|ln_vocab=..                                      one
 Everything drawn is read from the records; bar lengths are count / N.
@@ -40,9 +40,11 @@ def render(records):
     rows = []
     for s in stream:
         stage, x, a, f = need(s, "stage", "stream_rms", "attention_rms", "ffn_rms")
+        shown = [("—" if v == "-" else v) for v in (a, f)]
         rows.append(f'<tr><th scope="row">{esc(stage)}</th><td class="llmfs-num">{esc(x)}</td>'
-                    f'<td class="llmfs-num">{esc(a)}</td><td class="llmfs-num">{esc(f)}</td></tr>')
-        text.append(f"- after {stage}: stream RMS {x}; attention branch {a}, feed-forward branch {f}")
+                    f'<td class="llmfs-num">{esc(shown[0])}</td><td class="llmfs-num">{esc(shown[1])}</td></tr>')
+        branches = "no branches" if a == "-" else f"attention branch {a}, feed-forward branch {f}"
+        text.append(f"- after {stage}: stream RMS {x}; {branches}")
     table2 = ('<table class="llmfs-table"><caption>Residual stream on the demo batch</caption>'
               '<thead><tr><th scope="col">after</th><th scope="col">stream RMS</th>'
               '<th scope="col">attention RMS</th><th scope="col">feed-forward RMS</th></tr>'

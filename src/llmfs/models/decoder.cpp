@@ -292,6 +292,16 @@ std::expected<std::vector<tensor::Tensor>, DecoderError> DecoderModel::values() 
   return out;
 }
 
+std::expected<std::vector<tensor::Tensor>, DecoderError> DecoderModel::gradients()
+    const {
+  std::vector<tensor::Tensor> out;
+  out.reserve(parameters_.size());
+  for (const auto& parameter : parameters_) {
+    out.push_back(LLMFS_TRY_AT(DecoderStage::values, parameter.value.gradient()));
+  }
+  return out;
+}
+
 std::expected<void, DecoderError> DecoderModel::set_values(
     std::vector<tensor::Tensor> values) {
   *this = LLMFS_TRY(from_values(config_, std::move(values)));
@@ -349,6 +359,7 @@ namespace {
 // region: decoder-forward
 std::expected<DecoderForward, DecoderError> DecoderModel::forward_stages(
     const autograd::TokenGrid& ids) const {
+  // ids: [B,T] -> x_0..x_N [B,T,d_model] -> logits [B,T,V]
   LLMFS_TRY(check_tokens(ids, config_, "ids"));
   DecoderForward out;
   out.embeddings = LLMFS_TRY_AT(DecoderStage::embedding, embedding_.forward(ids));

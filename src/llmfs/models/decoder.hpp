@@ -190,6 +190,11 @@ class DecoderModel {
   /// A copy of every parameter's value, in parameters() order (for an optimizer or a
   /// checkpoint). \return stage_failed wrapping the tape's error (a released tape).
   [[nodiscard]] std::expected<std::vector<tensor::Tensor>, DecoderError> values() const;
+  /// Every parameter's gradient accumulated on tape() (zeros where no backward pass
+  /// reached it), in parameters() order: what an optimizer step reads.
+  /// \return stage_failed wrapping the tape's error (a released tape).
+  [[nodiscard]] std::expected<std::vector<tensor::Tensor>, DecoderError> gradients()
+      const;
   /// Replaces every value (e.g. after an AdamW step) and moves the model to a fresh
   /// tape whose leaves hold them; checked first, so a rejected call changes nothing.
   /// \return DecoderErrorCode::value_count or value_shape (stage values).

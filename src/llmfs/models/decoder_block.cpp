@@ -109,6 +109,7 @@ std::expected<DecoderBlock, DecoderBlockError> DecoderBlock::from_layers(
 std::expected<DecoderBlockForward, DecoderBlockError> DecoderBlock::forward(
     const autograd::TensorValue& x, std::size_t position_offset) const {
   using Stage = DecoderBlockStage;
+  // x: [B,T,d_model] -> every stage [B,T,d_model]
   // The attention branch reads a normalised copy; the stream x is added back as it is
   auto a = LLMFS_TRY_AT(Stage::attention_norm, attention_norm_.forward(x));
   auto attended =
