@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "evidence.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -107,6 +108,38 @@ TEST(Exercises, AnswersFromTheFormulas) {
               1e-12);
   EXPECT_NEAR(e.exercises[2], e.table[2].metrics.bits_per_byte,
               1e-12);  // no EOS target
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Reference, UniformAndBigramRowsEqualNumPyWithin1e12) {
+  const auto& e = ch34_evidence();
+  std::size_t rows = 0, alphas = 0;
+  for (const auto& r :
+       llmfs::testing::read_keyed_records("tests/reference/data/text/ch34_final.txt")) {
+    if (r.kind == "ALPHA") {
+      EXPECT_NEAR(e.alpha_validation[alphas], r.number("validation"),
+                  1e-12 * r.number("validation"));
+      ++alphas;
+    }
+    if (r.kind == "TEST") {
+      EXPECT_EQ(e.table[0].metrics.score.tokens, std::size_t(r.number("positions")));
+      EXPECT_EQ(e.test_bytes, std::size_t(r.number("bytes")));
+    }
+    if (r.kind != "FINAL") continue;
+    const auto& row = e.table[r.fields.at("name") == "uniform" ? 0 : 1];
+    EXPECT_EQ(row.name, r.fields.at("name"));
+    for (const auto& [got, key] :
+         {std::pair{row.metrics.cross_entropy, "cross_entropy"},
+          {row.metrics.perplexity, "perplexity"},
+          {row.metrics.bits_per_byte, "bits_per_byte"}})
+      EXPECT_NEAR(got, r.number(key), 1e-12 * r.number(key)) << key;
+    ++rows;
+  }
+  EXPECT_EQ(rows, 2u);
+  EXPECT_EQ(alphas, 3u);
 }
 
 }  // namespace

@@ -2,10 +2,12 @@
 // a property test against the formula written out naively, and the refusals.
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include <llmfs/core/splitmix64.hpp>
+#include <llmfs/training/adamw.hpp>
 #include <llmfs/training/schedule.hpp>
 
 namespace {
@@ -70,6 +72,22 @@ TEST(Schedule, RefusesBadRatesStepsAndStepsOutside) {
             "schedule: step outside the schedule (step 11 of 1 … 10)");
   EXPECT_EQ(learning_rate({1.0, 0.5, 2, 10}, 0).error().code,
             TrainingErrorCode::step_range);
+}
+
+TEST(AdamWLearningRate, TheSetterChangesTheNextStepAndRefusesZero) {
+  using llmfs::tensor::Shape;
+  using llmfs::tensor::Tensor;
+  auto adamw = AdamW::create({0.1, 0.9, 0.999, 0.0}, {{"g", 0.0, {{"w", Shape{1}}}}});
+  ASSERT_TRUE(adamw.has_value());
+  const auto refused = adamw->set_learning_rate(0.0);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code, OptimizerErrorCode::bad_hyperparameter);
+  EXPECT_EQ(adamw->hyper().learning_rate, 0.1);  // kept
+  ASSERT_TRUE(adamw->set_learning_rate(0.25).has_value());
+  std::vector<Tensor> w{Tensor::from(Shape{1}, {1.0}).value()};
+  const std::vector<Tensor> g{Tensor::from(Shape{1}, {2.0}).value()};
+  ASSERT_TRUE(adamw->step(w, g).has_value());
+  EXPECT_EQ(w[0].values()[0], 0.75);  // ε = 0, constant g: the step is −η·sign(g)
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ from diagrams.common import esc, need, of_kind, single
 
 TITLE = "The test partition, scored once: bits per byte of each model"
 
-LEFT, TOP, WIDTH, ROW = 90, 10, 380, 30
+LEFT, TOP, WIDTH, ROW = 90, 10, 330, 30
 
 
 def render(records):
@@ -25,7 +25,7 @@ def render(records):
     test = single(records, "TEST")
     positions, size = need(test, "positions", "bytes")
     top = max(m[3] for m in models)
-    parts = [f'<svg viewBox="0 0 {LEFT + WIDTH + 150} {TOP + ROW * len(models) + 30}" role="img" '
+    parts = [f'<svg viewBox="0 0 {LEFT + WIDTH + 230} {TOP + ROW * len(models) + 30}" role="img" '
              f'style="max-width: 100%; height: auto" aria-label="{esc(TITLE)}">']
     for k, (name, h, p, b) in enumerate(models):
         y = TOP + k * ROW

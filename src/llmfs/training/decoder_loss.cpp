@@ -36,11 +36,9 @@ std::unexpected<ModelFailure> failed(const E& error) {
   // ∂loss/∂loss = 1 seeds the backward pass over the whole tape
   const auto back = autograd::backward(*loss, tensor::Tensor::scalar(1.0));
   if (!back) return failed(back.error());
-  for (const nn::NamedParameter& p : model->parameters()) {
-    auto gradient = p.value.gradient();
-    if (!gradient) return failed(gradient.error());
-    out.gradients.push_back(std::move(*gradient));
-  }
+  auto gradients = model->gradients();  // in the model's parameter order
+  if (!gradients) return failed(gradients.error());
+  out.gradients = std::move(*gradients);
   return out;
 }
 // endregion: decoder-loss-body
