@@ -83,7 +83,7 @@ def summary(log, config, records):
         % (config["V"], config["n"], config["d"], config["h"], config["lr"],
            config.get("lr_schedule", "constant"), config["weight_decay"],
            config["seed"]),
-        "data: %d steps of B = %d = %d examples, %.2f of an epoch of %d; scored on all %d"
+        "data: %d steps of B = %d = %d examples, %.2f epochs of %d; scored on all %d"
         % (config["steps"], config["batch"], examples, examples / config["train_examples"],
            config["train_examples"], config["validation_examples"]),
         "      validation examples (%d bytes)" % config["validation_bytes"],
