@@ -386,6 +386,48 @@ class TraceDiagramDirective(_BookDirective):
         return [figure, *messages]
 
 
+# --------------------------------------------------------------------------- {log-figure}
+
+class LogFigureDirective(_BookDirective):
+    """A long run's figure: an SVG that a script in tools/ drew from a committed log (the test
+    book.figures redraws it and compares), inlined so that its currentColor follows the light
+    and dark themes (an <img> would not inherit the page's colour). The caption names the log."""
+
+    required_arguments = 1
+    has_content = False
+    option_spec = {"caption": directives.unchanged_required, "log": directives.unchanged_required}
+
+    def build(self):
+        rel = self.arguments[0]
+        root = _root(self.env)
+        if not (rel.startswith("docs/_static/") and rel.endswith(".svg")):
+            raise BookError(f"{rel}: a log figure is an .svg under docs/_static/, drawn by a script in tools/")
+        if not (root / rel).is_file():
+            raise BookError(f"{rel}: no such file (run the long-run command that draws it)")
+        log = self.options.get("log", "")
+        if not log or not (root / log).is_file():
+            raise BookError(f":log: {log or '(missing)'}: no such file (the log the figure is drawn from)")
+        title = self.options.get("caption", "")
+        if not title.strip():
+            raise BookError("the figure has no :caption:")
+        body = (root / rel).read_text(encoding="utf-8")
+        if not body.lstrip().startswith("<svg") or "aria-label=" not in body:
+            raise BookError(f"{rel}: expected an <svg> element with an aria-label")
+        for dep in (rel, log):
+            self.env.note_dependency(str(root / dep))
+        figure = nodes.figure("", classes=["llmfs-diagram", "llmfs-log-figure"])
+        figure["ids"].append(nodes.make_id(f"figure-{Path(rel).stem}"))
+        figure += nodes.raw("", f'<div class="llmfs-diagram-body">{body}</div>', format="html")
+        caption = nodes.caption("", "")
+        inline, messages = self.caption_nodes(title)
+        caption += inline
+        caption += nodes.inline("", " ")
+        caption += nodes.inline("", "", nodes.Text("drawn from "), nodes.literal(log, log),
+                                classes=["llmfs-provenance"])
+        figure += caption
+        return [figure, *messages]
+
+
 # --------------------------------------------------------------------------- {answer}
 
 ANSWER_SUMMARY = "Show the program's answer"
@@ -799,6 +841,7 @@ def setup(app):
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)
     app.add_directive("trace-diagram", TraceDiagramDirective)
+    app.add_directive("log-figure", LogFigureDirective)
     app.add_directive("course", CourseDirective)
     app.add_node(answer, html=(_visit_answer_html, _depart_answer_html), text=(_pass, _pass),
                  latex=(_pass, _pass), man=(_pass, _pass), texinfo=(_pass, _pass))

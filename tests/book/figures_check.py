@@ -15,10 +15,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-# (script, log, committed output prefix, suffixes the script writes)
+# (script, log, the script's output argument, the suffixes it appends to it)
 FIGURES = [
     ("tools/plot-ngram-log.py", "docs/_static/ch23-train-ngram.jsonl",
      "docs/_static/ch23-train-ngram", (".svg", ".txt")),
+    ("tools/plot-training-log.py", "docs/_static/ch33-train-decoder.jsonl",
+     "docs/_static/ch33-train-decoder.svg", ("",)),
 ]
 
 

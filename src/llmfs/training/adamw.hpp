@@ -108,8 +108,7 @@ class AdamW {
   }
   /// The hyperparameters.
   [[nodiscard]] const AdamWHyper& hyper() const noexcept { return hyper_; }
-  /// Sets η for later steps: a learning-rate schedule (Chapter 23's long run, Chapter
-  /// 33). \return bad_hyperparameter unless 0 < η < ∞; then η is unchanged.
+  /// Sets η for later steps (schedules: Chapters 23, 33). \return bad_hyperparameter.
   [[nodiscard]] std::expected<void, OptimizerError> set_learning_rate(double eta);
 
  private:
