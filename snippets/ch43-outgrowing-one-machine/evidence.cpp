@@ -1,0 +1,171 @@
+// Chapter 43
+// Reads the checkpoint PyTorch wrote, writes it again, and generates from it.
+#include "evidence.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <llmfs/core/read_file.hpp>
+#include <llmfs/models/decoder.hpp>
+#include <llmfs/training/checkpoint.hpp>
+
+namespace ch43 {
+
+namespace models = llmfs::models;
+namespace training = llmfs::training;
+using llmfs::text::TokenId;
+
+namespace {
+
+constexpr std::string_view kPrompt = "In the beginning";
+constexpr std::size_t kGreedyTokens = 2;
+
+// region: config-from-metadata
+// The decoder's sizes from the file's `config.model.*` entries (Chapter 35's names).
+Step<models::DecoderConfig> config_of(const training::TensorFile& file) {
+  auto entry = [&](std::string_view key) -> Step<double> {
+    const auto it = file.metadata.find(fmt::format("config.model.{}", key));
+    if (it == file.metadata.end())
+      return llmfs::reject(snippets::StepCode::failed, "config", std::string(key));
+    return training::parse_exact_decimal(it->second).value_or(NAN);
+  };
+  auto size = [&](std::string_view key) -> Step<std::size_t> {
+    return static_cast<std::size_t>(LLMFS_TRY(entry(key)));
+  };
+  return models::DecoderConfig{LLMFS_TRY(size("vocab_size")),
+                               LLMFS_TRY(size("model_width")),
+                               LLMFS_TRY(size("heads")),
+                               LLMFS_TRY(size("layers")),
+                               LLMFS_TRY(size("hidden_width")),
+                               LLMFS_TRY(size("context_length")),
+                               LLMFS_TRY(entry("rope_base")),
+                               LLMFS_TRY(entry("epsilon")),
+                               0};
+}
+// endregion: config-from-metadata
+
+// region: greedy
+// Appends the argmax of the last position's logits, `count` times (lowest id on ties).
+Step<void> greedy(const models::DecoderModel& model, Evidence& e, std::size_t count) {
+  const std::size_t vocab = model.config().vocab_size;
+  for (std::size_t i = 0; i < count; ++i) {
+    const llmfs::autograd::TokenGrid grid{1, e.generated.size(), e.generated};
+    const auto logits = LLMFS_TRY_AT("forward", model.forward(grid));
+    const auto value = LLMFS_TRY_AT("logits", logits.value());
+    const auto z = value.values();
+    const auto last = z.end() - static_cast<std::ptrdiff_t>(vocab);
+    const auto best = std::max_element(last, z.end());
+    e.generated.push_back(static_cast<TokenId>(best - last));
+    e.best_logits.push_back(*best);
+  }
+  return {};
+}
+// endregion: greedy
+
+// The records `NAME|...values=a,b,...` of PyTorch's data file, as numbers.
+std::vector<std::vector<double>> records(const std::string& text, std::string_view name,
+                                         std::string_view field) {
+  std::vector<std::vector<double>> rows;
+  for (std::size_t at = text.find(name); at != std::string::npos;
+       at = text.find(name, at + 1)) {
+    std::string_view rest(text.data() + text.find(field, at) + field.size());
+    rest = rest.substr(0, rest.find('\n'));
+    rows.emplace_back();
+    while (!rest.empty()) {
+      const std::size_t comma = std::min(rest.find(','), rest.size());
+      rows.back().push_back(std::stod(std::string(rest.substr(0, comma))));
+      rest.remove_prefix(std::min(comma + 1, rest.size()));
+    }
+  }
+  return rows;
+}
+
+// Compares this program's prompt logits and greedy ids with PyTorch's.
+Step<void> compare_with_torch(const models::DecoderModel& model, Evidence& e) {
+  const auto text = LLMFS_TRY_AT(
+      "reference", llmfs::read_file(LLMFS_DDP_REFERENCE_DIR "/ch43_logits.txt"));
+  const llmfs::autograd::TokenGrid grid{1, e.prompt.size(), e.prompt};
+  const auto logits = LLMFS_TRY_AT("prompt forward", model.forward(grid));
+  const auto value = LLMFS_TRY_AT("prompt logits", logits.value());
+  const auto z = value.values();
+  std::size_t i = 0;
+  for (const auto& row : records(text, "LOGITS|", "values="))
+    for (double torch : row) {
+      e.torch_max_difference = std::max(e.torch_max_difference, std::abs(z[i++] - torch));
+      ++e.torch_values;
+    }
+  const auto ids = records(text, "GREEDY|", "ids=");
+  e.torch_greedy_equal = i == z.size() && ids.size() == 1 &&
+                         std::ranges::equal(ids[0], e.generated, [](double a, TokenId b) {
+                           return a == static_cast<double>(b);
+                         });
+  return {};
+}
+
+}  // namespace
+
+// region: gather
+Step<Evidence> gather() {
+  Evidence e;
+  const auto bytes = LLMFS_TRY_AT(
+      "read", llmfs::read_file(LLMFS_DDP_REFERENCE_DIR "/ch43_continued.safetensors"));
+  const auto file = LLMFS_TRY_AT("decode", training::decode_tensor_file(bytes));
+  const auto config = LLMFS_TRY(config_of(file));
+  std::vector<training::ParameterSlot> layout;
+  for (const auto& spec : models::decoder_parameter_specs(config))
+    layout.push_back({spec.name, spec.shape});
+  const auto state = LLMFS_TRY_AT("bind", training::from_tensor_file(file, layout));
+  // PyTorch → C++ → bytes: the C++ writer must give back the file it read
+  const auto file_again = LLMFS_TRY_AT("to file", training::to_tensor_file(state));
+  const auto again = LLMFS_TRY_AT("encode", training::encode_tensor_file(file_again));
+  e.file_bytes = bytes.size();
+  for (std::size_t i = 0; i < std::min(bytes.size(), again.size()); ++i)
+    e.bytes_equal += bytes[i] == again[i] ? 1 : 0;
+  std::vector<llmfs::tensor::Tensor> values;
+  for (const auto& parameter : state.parameters)
+    values.push_back(parameter.value);
+  const auto model =
+      LLMFS_TRY_AT("model", models::DecoderModel::from_values(config, values));
+  const auto tokenizer =
+      LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(state.tokenizer));
+  e.step = state.step;
+  e.adamw_t = state.optimizer.step;
+  e.parameters = model.parameter_count();
+  e.prompt = tokenizer.encode(kPrompt);
+  e.generated = e.prompt;
+  LLMFS_TRY(greedy(model, e, kGreedyTokens));
+  LLMFS_TRY(compare_with_torch(model, e));
+  const auto generated = LLMFS_TRY_AT("decode bytes", tokenizer.decode_bytes(e.generated));
+  for (unsigned char c : generated)
+    e.text += (c >= 32 && c < 127) ? std::string(1, static_cast<char>(c))
+                                   : fmt::format("\\x{:02x}", c);
+  return e;
+}
+// endregion: gather
+
+std::string render_report(const Evidence& e) {
+  std::string out;
+  out += fmt::format("checkpoint=file:ch43_continued.safetensors step:{} adamw_t:{}\n",
+                     e.step, e.adamw_t);
+  out += fmt::format("resaved_by_cpp=bytes_equal:{}/{}\n", e.bytes_equal, e.file_bytes);
+  out += fmt::format("model=parameters:{}\n", e.parameters);
+  out += fmt::format("prompt=ids:[{}]\n", fmt::join(e.prompt, ","));
+  out += fmt::format("greedy=ids:[{}] text:\"{}\"\n", fmt::join(e.generated, ","), e.text);
+  out += fmt::format("torch_logits=values:{} max_abs_difference:{:.1e}\n",
+                     e.torch_values, e.torch_max_difference);
+  out += fmt::format("torch_greedy_ids_equal={}\n", e.torch_greedy_equal);
+  return out;
+}
+
+std::string render_trace(const Evidence& e) {
+  std::string out;
+  for (std::size_t i = 0; i < e.best_logits.size(); ++i)
+    out += fmt::format("GREEDY|step={}|id={}|logit={:.6f}\n", i,
+                       e.generated[e.prompt.size() + i], e.best_logits[i]);
+  return out;
+}
+
+}  // namespace ch43

@@ -1,0 +1,50 @@
+// Appendix "Outgrowing one machine" (chapter 43): the checkpoint PyTorch wrote after two
+// steps of DistributedDataParallel is read by Chapter 35's loader, written again byte for
+// byte, continues the C++ run's counters, and gives Chapter 32's forward the logits and
+// greedy ids PyTorch computed (python/test_ddp.py checks the Python side).
+#include <gtest/gtest.h>
+
+#include <llmfs/core/read_file.hpp>
+#include <llmfs/training/safetensors.hpp>
+
+#include "evidence.hpp"
+
+namespace {
+
+using namespace ch43;
+
+const Evidence& evidence() {
+  static const Evidence e = gather().value();
+  return e;
+}
+
+std::string metadata_of(const std::string& file, const std::string& key) {
+  const auto bytes = llmfs::read_file(std::string(LLMFS_DDP_REFERENCE_DIR) + "/" + file);
+  return llmfs::training::decode_tensor_file(bytes.value()).value().metadata.at(key);
+}
+
+TEST(Appendix, CppWritesBackTheFilePyTorchWroteByteForByte) {
+  EXPECT_EQ(evidence().file_bytes, 69864u);
+  EXPECT_EQ(evidence().bytes_equal, evidence().file_bytes);
+}
+
+TEST(Appendix, CountersContinueChapter35sCheckpointByTwoSteps) {
+  const auto step = std::stoull(metadata_of("ch35_checkpoint.safetensors", "step"));
+  const auto t = std::stoull(metadata_of("ch35_checkpoint.safetensors", "adamw.t"));
+  EXPECT_EQ(evidence().step, step + 2);
+  EXPECT_EQ(evidence().adamw_t, t + 2);
+}
+
+TEST(Appendix, LogitsEqualPyTorchsWithin1e12) {
+  EXPECT_EQ(evidence().torch_values, evidence().prompt.size() * 260);
+  EXPECT_EQ(evidence().prompt.size(), 14u);
+  EXPECT_LE(evidence().torch_max_difference, 1e-12);
+}
+
+TEST(Appendix, GreedyIdsEqualPyTorchsAndStayInContext) {
+  EXPECT_TRUE(evidence().torch_greedy_equal);
+  EXPECT_EQ(evidence().generated.size(), evidence().prompt.size() + 2);
+  EXPECT_LE(evidence().generated.size(), 16u);
+}
+
+}  // namespace
