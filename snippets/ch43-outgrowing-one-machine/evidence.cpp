@@ -25,7 +25,7 @@ constexpr std::size_t kGreedyTokens = 2;
 
 // region: config-from-metadata
 // The decoder's sizes from the file's `config.model.*` entries (Chapter 35's names).
-Step<models::DecoderConfig> config_of(const training::TensorFile& file) {
+[[nodiscard]] Step<models::DecoderConfig> config_of(const training::TensorFile& file) {
   auto entry = [&](std::string_view key) -> Step<double> {
     const auto it = file.metadata.find(fmt::format("config.model.{}", key));
     if (it == file.metadata.end())
@@ -49,7 +49,8 @@ Step<models::DecoderConfig> config_of(const training::TensorFile& file) {
 
 // region: greedy
 // Appends the argmax of the last position's logits, `count` times (lowest id on ties).
-Step<void> greedy(const models::DecoderModel& model, Evidence& e, std::size_t count) {
+[[nodiscard]] Step<void> greedy(const models::DecoderModel& model, Evidence& e,
+                                std::size_t count) {
   const std::size_t vocab = model.config().vocab_size;
   for (std::size_t i = 0; i < count; ++i) {
     const llmfs::autograd::TokenGrid grid{1, e.generated.size(), e.generated};
@@ -84,7 +85,8 @@ std::vector<std::vector<double>> records(const std::string& text, std::string_vi
 }
 
 // Compares this program's prompt logits and greedy ids with PyTorch's.
-Step<void> compare_with_torch(const models::DecoderModel& model, Evidence& e) {
+[[nodiscard]] Step<void> compare_with_torch(const models::DecoderModel& model,
+                                            Evidence& e) {
   const auto text = LLMFS_TRY_AT(
       "reference", llmfs::read_file(LLMFS_DDP_REFERENCE_DIR "/ch43_logits.txt"));
   const llmfs::autograd::TokenGrid grid{1, e.prompt.size(), e.prompt};
@@ -94,14 +96,16 @@ Step<void> compare_with_torch(const models::DecoderModel& model, Evidence& e) {
   std::size_t i = 0;
   for (const auto& row : records(text, "LOGITS|", "values="))
     for (double torch : row) {
-      e.torch_max_difference = std::max(e.torch_max_difference, std::abs(z[i++] - torch));
+      e.torch_max_difference =
+          std::max(e.torch_max_difference, std::abs(z[i++] - torch));
       ++e.torch_values;
     }
   const auto ids = records(text, "GREEDY|", "ids=");
-  e.torch_greedy_equal = i == z.size() && ids.size() == 1 &&
-                         std::ranges::equal(ids[0], e.generated, [](double a, TokenId b) {
-                           return a == static_cast<double>(b);
-                         });
+  e.torch_greedy_equal =
+      i == z.size() && ids.size() == 1 &&
+      std::ranges::equal(ids[0], e.generated, [](double a, TokenId b) {
+        return a == static_cast<double>(b);
+      });
   return {};
 }
 
@@ -138,7 +142,8 @@ Step<Evidence> gather() {
   e.generated = e.prompt;
   LLMFS_TRY(greedy(model, e, kGreedyTokens));
   LLMFS_TRY(compare_with_torch(model, e));
-  const auto generated = LLMFS_TRY_AT("decode bytes", tokenizer.decode_bytes(e.generated));
+  const auto generated =
+      LLMFS_TRY_AT("decode bytes", tokenizer.decode_bytes(e.generated));
   for (unsigned char c : generated)
     e.text += (c >= 32 && c < 127) ? std::string(1, static_cast<char>(c))
                                    : fmt::format("\\x{:02x}", c);
@@ -153,7 +158,8 @@ std::string render_report(const Evidence& e) {
   out += fmt::format("resaved_by_cpp=bytes_equal:{}/{}\n", e.bytes_equal, e.file_bytes);
   out += fmt::format("model=parameters:{}\n", e.parameters);
   out += fmt::format("prompt=ids:[{}]\n", fmt::join(e.prompt, ","));
-  out += fmt::format("greedy=ids:[{}] text:\"{}\"\n", fmt::join(e.generated, ","), e.text);
+  out +=
+      fmt::format("greedy=ids:[{}] text:\"{}\"\n", fmt::join(e.generated, ","), e.text);
   out += fmt::format("torch_logits=values:{} max_abs_difference:{:.1e}\n",
                      e.torch_values, e.torch_max_difference);
   out += fmt::format("torch_greedy_ids_equal={}\n", e.torch_greedy_equal);

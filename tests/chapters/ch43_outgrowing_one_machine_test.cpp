@@ -1,7 +1,7 @@
-// Appendix "Outgrowing one machine" (chapter 43): the checkpoint PyTorch wrote after two
-// steps of DistributedDataParallel is read by Chapter 35's loader, written again byte for
-// byte, continues the C++ run's counters, and gives Chapter 32's forward the logits and
-// greedy ids PyTorch computed (python/test_ddp.py checks the Python side).
+// Appendix "Outgrowing one machine" (chapter 43): the checkpoint PyTorch wrote after
+// two steps of DistributedDataParallel is read by Chapter 35's loader, written again
+// byte for byte, continues the C++ run's counters, and gives Chapter 32's forward the
+// logits and greedy ids PyTorch computed (python/test_ddp.py checks the Python side).
 #include <gtest/gtest.h>
 
 #include <llmfs/core/read_file.hpp>
@@ -19,7 +19,8 @@ const Evidence& evidence() {
 }
 
 std::string metadata_of(const std::string& file, const std::string& key) {
-  const auto bytes = llmfs::read_file(std::string(LLMFS_DDP_REFERENCE_DIR) + "/" + file);
+  const auto bytes =
+      llmfs::read_file(std::string(LLMFS_DDP_REFERENCE_DIR) + "/" + file);
   return llmfs::training::decode_tensor_file(bytes.value()).value().metadata.at(key);
 }
 
