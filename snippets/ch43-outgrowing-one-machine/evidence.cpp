@@ -100,6 +100,9 @@ std::vector<std::vector<double>> records(const std::string& text, std::string_vi
           std::max(e.torch_max_difference, std::abs(z[i++] - torch));
       ++e.torch_values;
     }
+  const auto run = records(text, "RUN|", "processes=");
+  e.ddp_losses = records(text, "RUN|", "losses=").at(0);
+  e.processes = static_cast<std::size_t>(run.at(0).at(0));
   const auto ids = records(text, "GREEDY|", "ids=");
   e.torch_greedy_equal =
       i == z.size() && ids.size() == 1 &&
@@ -114,6 +117,10 @@ std::vector<std::vector<double>> records(const std::string& text, std::string_vi
 // region: gather
 Step<Evidence> gather() {
   Evidence e;
+  const auto start =
+      LLMFS_TRY_AT("start", training::load_tensor_file(LLMFS_DDP_REFERENCE_DIR
+                                                       "/ch35_checkpoint.safetensors"));
+  e.start_step = std::stoull(start.metadata.at("step"));
   const auto bytes = LLMFS_TRY_AT(
       "read", llmfs::read_file(LLMFS_DDP_REFERENCE_DIR "/ch43_continued.safetensors"));
   const auto file = LLMFS_TRY_AT("decode", training::decode_tensor_file(bytes));
@@ -153,6 +160,9 @@ Step<Evidence> gather() {
 
 std::string render_report(const Evidence& e) {
   std::string out;
+  out += fmt::format("start=file:ch35_checkpoint.safetensors step:{}\n", e.start_step);
+  out += fmt::format("pytorch_ddp=processes:{} losses:[{:.6f}]\n", e.processes,
+                     fmt::join(e.ddp_losses, ","));
   out += fmt::format("checkpoint=file:ch43_continued.safetensors step:{} adamw_t:{}\n",
                      e.step, e.adamw_t);
   out += fmt::format("resaved_by_cpp=bytes_equal:{}/{}\n", e.bytes_equal, e.file_bytes);
@@ -167,7 +177,11 @@ std::string render_report(const Evidence& e) {
 }
 
 std::string render_trace(const Evidence& e) {
-  std::string out;
+  std::string out = fmt::format("HOP|stage=cpp|step={}\n", e.start_step);
+  out += fmt::format("HOP|stage=pytorch_ddp|processes={}|step={}|losses={:.6f}\n",
+                     e.processes, e.step, fmt::join(e.ddp_losses, ","));
+  out += fmt::format("HOP|stage=cpp_again|bytes={}|bytes_equal={}\n", e.file_bytes,
+                     e.bytes_equal);
   for (std::size_t i = 0; i < e.best_logits.size(); ++i)
     out += fmt::format("GREEDY|step={}|id={}|logit={:.6f}\n", i,
                        e.generated[e.prompt.size() + i], e.best_logits[i]);

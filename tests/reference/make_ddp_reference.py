@@ -14,6 +14,7 @@ DistributedDataParallel on two gloo processes (python/train_ddp.py), and keeps:
 Records of ch43_logits.txt (numbers with 17 significant digits):
 
     FILE|sha256=..|step=..|adamw_t=..
+    RUN|processes=2|steps=2|losses=l_1,l_2     the mean loss of each step over both processes
     PROMPT|text=In the beginning|ids=..
     LOGITS|position=t|values=v_0,...,v_{V-1}
     GREEDY|tokens=n|ids=..
@@ -38,6 +39,7 @@ from text_common import write_or_check  # noqa: E402
 CONTINUED = HERE / "data" / "training" / "ch43_continued.safetensors"
 DATA = HERE / "data" / "training" / "ch43_logits.txt"
 PROMPT = "In the beginning"
+PROCESSES = 2
 GREEDY_TOKENS = 2  # 14 prompt tokens + 2 stays within T_max = 16
 RERUN = "/usr/bin/python3 tests/reference/make_ddp_reference.py"
 
@@ -50,7 +52,7 @@ def greedy(model, ids, count):
     return ids
 
 
-def reference(path):
+def reference(path, losses):
     run = lt.load_run(path)
     ids = run.encode(PROMPT)
     with torch.no_grad():
@@ -58,6 +60,7 @@ def reference(path):
         continued = greedy(run.model, ids, GREEDY_TOKENS)
     lines = ["FILE|sha256=%s|step=%d|adamw_t=%s" % (hashlib.sha256(Path(path).read_bytes()).hexdigest(),
                                                     run.step, run.metadata["adamw.t"]),
+             "RUN|processes=%d|steps=%d|losses=%s" % (PROCESSES, len(losses), ",".join("%.17g" % x for x in losses)),
              "PROMPT|text=%s|ids=%s" % (PROMPT, ",".join(str(i) for i in ids))]
     for t, row in enumerate(logits.tolist()):
         lines.append("LOGITS|position=%d|values=%s" % (t, ",".join("%.17g" % v for v in row)))
@@ -68,7 +71,9 @@ def reference(path):
 def main(check):
     with tempfile.TemporaryDirectory() as scratch:
         fresh = os.path.join(scratch, "continued.safetensors")
-        train_ddp.continue_run(lt.CH35_CHECKPOINT, fresh, steps=2, processes=2)
+        side = os.path.join(scratch, "run.pt")
+        train_ddp.continue_run(lt.CH35_CHECKPOINT, fresh, steps=2, processes=PROCESSES, gradients_out=side)
+        losses = torch.load(side)["losses"]
         data = Path(fresh).read_bytes()
         if check:
             if not CONTINUED.exists() or CONTINUED.read_bytes() != data:
@@ -77,7 +82,7 @@ def main(check):
         else:
             os.replace(fresh, CONTINUED)
             print("wrote %s" % CONTINUED)
-    return write_or_check(DATA, reference(CONTINUED), check, RERUN)
+        return write_or_check(DATA, reference(CONTINUED, losses), check, RERUN)
 
 
 if __name__ == "__main__":
