@@ -112,6 +112,20 @@ std::vector<std::vector<double>> records(const std::string& text, std::string_vi
   return {};
 }
 
+// region: exercise-answers
+// Exercise 1: windows per process and the gradient bytes a ring all-reduce sends per
+// process; exercise 2: bytes per process of θ, g, m, v (8 bytes each per parameter)
+// when nothing is sharded (DDP) and under ZeRO's three stages (Rajbhandari et al.
+// 2020).
+void exercises(Evidence& e, std::size_t batch) {
+  const std::size_t p = e.processes, psi = e.parameters;
+  e.windows_per_process = batch / p;
+  e.allreduce_bytes = 2 * (p - 1) * 8 * psi / p;
+  e.zero_bytes = {32 * psi, 16 * psi + 16 * psi / p, 8 * psi + 24 * psi / p,
+                  32 * psi / p};
+}
+// endregion: exercise-answers
+
 }  // namespace
 
 // region: gather
@@ -149,6 +163,7 @@ Step<Evidence> gather() {
   e.generated = e.prompt;
   LLMFS_TRY(greedy(model, e, kGreedyTokens));
   LLMFS_TRY(compare_with_torch(model, e));
+  exercises(e, std::stoull(file.metadata.at("config.batch.size")));
   const auto generated =
       LLMFS_TRY_AT("decode bytes", tokenizer.decode_bytes(e.generated));
   for (unsigned char c : generated)
@@ -173,6 +188,12 @@ std::string render_report(const Evidence& e) {
   out += fmt::format("torch_logits=values:{} max_abs_difference:{:.1e}\n",
                      e.torch_values, e.torch_max_difference);
   out += fmt::format("torch_greedy_ids_equal={}\n", e.torch_greedy_equal);
+  out +=
+      fmt::format("exercise_1=windows_per_process:{} allreduce_bytes_per_process:{}\n",
+                  e.windows_per_process, e.allreduce_bytes);
+  out +=
+      fmt::format("exercise_2=bytes_per_process ddp:{} zero1:{} zero2:{} zero3:{}\n",
+                  e.zero_bytes[0], e.zero_bytes[1], e.zero_bytes[2], e.zero_bytes[3]);
   return out;
 }
 

@@ -49,3 +49,18 @@ TEST(Appendix, GreedyIdsEqualPyTorchsAndStayInContext) {
 }
 
 }  // namespace
+
+namespace {
+
+// The exercises, by hand: Ψ = 2744 (Chapter 35's model), P = 2, B = 2.
+TEST(Appendix, ExerciseAnswersByHand) {
+  const Evidence& e = evidence();
+  EXPECT_EQ(e.parameters, 2744u);
+  EXPECT_EQ(e.processes, 2u);
+  EXPECT_EQ(e.windows_per_process, 1u);
+  EXPECT_EQ(e.allreduce_bytes, 21952u);  // 2·1/2 · 8 · 2744
+  const std::vector<std::size_t> zero = {87808, 65856, 54880, 43904};
+  EXPECT_EQ(e.zero_bytes, zero);  // 32Ψ; 16Ψ + 8Ψ; 8Ψ + 12Ψ; 16Ψ
+}
+
+}  // namespace
