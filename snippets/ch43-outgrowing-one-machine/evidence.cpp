@@ -149,6 +149,8 @@ Step<Evidence> gather() {
   e.file_bytes = bytes.size();
   for (std::size_t i = 0; i < std::min(bytes.size(), again.size()); ++i)
     e.bytes_equal += bytes[i] == again[i] ? 1 : 0;
+  // endregion: gather
+  // region: generate
   std::vector<llmfs::tensor::Tensor> values;
   for (const auto& parameter : state.parameters)
     values.push_back(parameter.value);
@@ -171,7 +173,7 @@ Step<Evidence> gather() {
                                    : fmt::format("\\x{:02x}", c);
   return e;
 }
-// endregion: gather
+// endregion: generate
 
 std::string render_report(const Evidence& e) {
   std::string out;
