@@ -4,7 +4,8 @@
     /usr/bin/python3 python/test_ddp.py
 
 1. C++ -> PyTorch bit for bit: Chapter 35's checkpoint (written by the C++ program) read
-   into the PyTorch module and written back is the same file, byte for byte.
+   into the PyTorch module and written back is the same file, byte for byte; seeded
+   random files written by encode_file() are read back bit for bit by checkpoint_reader.
 2. DDP gradients: one step on 2 gloo processes gives the gradient of a 1-process step
    (plain autograd, no DDP) on the same global batch within 1e-12.
 3. The optimizer continues: t and the moments loaded equal the file's; one torch AdamW
