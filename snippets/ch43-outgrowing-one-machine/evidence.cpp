@@ -12,6 +12,8 @@
 #include <llmfs/models/decoder.hpp>
 #include <llmfs/training/checkpoint.hpp>
 
+#include "../ch35-checkpoints/evidence.hpp"
+
 namespace ch43 {
 
 namespace models = llmfs::models;
@@ -126,6 +128,40 @@ void exercises(Evidence& e, std::size_t batch) {
 }
 // endregion: exercise-answers
 
+// region: cpp-continuation
+// Chapter 35's C++ run, resumed from the same file and trained the same steps on one
+// process: its θ, m and v against those PyTorch's processes wrote.
+[[nodiscard]] Step<void> continue_in_cpp(const training::TrainingState& torch_state,
+                                         Evidence& e) {
+  const auto start =
+      LLMFS_TRY_AT("start", training::load_checkpoint(LLMFS_DDP_REFERENCE_DIR
+                                                      "/ch35_checkpoint.safetensors",
+                                                      ch35::layout_of(ch35::kConfig)));
+  auto session = LLMFS_TRY(ch35::resume(start));
+  while (session.step < torch_state.step)
+    e.cpp_losses.push_back(LLMFS_TRY(ch35::train_step(session)));
+  const auto cpp = LLMFS_TRY(ch35::capture(session));
+  auto worst = [&](const auto& a, const auto& b) {
+    for (std::size_t i = 0; i < a.size(); ++i)
+      for (std::size_t k = 0; k < a[i].size(); ++k)
+        e.cpp_max_difference = std::max(e.cpp_max_difference,
+                                        std::abs(a[i].values()[k] - b[i].values()[k]));
+  };
+  std::vector<llmfs::tensor::Tensor> ours, theirs;
+  for (std::size_t i = 0; i < cpp.parameters.size(); ++i) {
+    ours.push_back(cpp.parameters[i].value);
+    theirs.push_back(torch_state.parameters[i].value);
+  }
+  worst(ours, theirs);
+  worst(cpp.optimizer.first_moment, torch_state.optimizer.first_moment);
+  worst(cpp.optimizer.second_moment, torch_state.optimizer.second_moment);
+  e.cpp_counters_equal = cpp.step == torch_state.step &&
+                         cpp.optimizer.step == torch_state.optimizer.step &&
+                         cpp.rng == torch_state.rng;
+  return {};
+}
+// endregion: cpp-continuation
+
 }  // namespace
 
 // region: gather
@@ -165,6 +201,7 @@ Step<Evidence> gather() {
   e.generated = e.prompt;
   LLMFS_TRY(greedy(model, e, kGreedyTokens));
   LLMFS_TRY(compare_with_torch(model, e));
+  LLMFS_TRY(continue_in_cpp(state, e));
   exercises(e, std::stoull(file.metadata.at("config.batch.size")));
   const auto generated =
       LLMFS_TRY_AT("decode bytes", tokenizer.decode_bytes(e.generated));
@@ -180,6 +217,10 @@ std::string render_report(const Evidence& e) {
   out += fmt::format("start=file:ch35_checkpoint.safetensors step:{}\n", e.start_step);
   out += fmt::format("pytorch_ddp=processes:{} losses:[{:.6f}]\n", e.processes,
                      fmt::join(e.ddp_losses, ","));
+  out += fmt::format(
+      "cpp_same_steps=losses:[{:.6f}] max_abs_difference_theta_m_v:{:.1e} "
+      "counters_equal:{}\n",
+      fmt::join(e.cpp_losses, ","), e.cpp_max_difference, e.cpp_counters_equal);
   out += fmt::format("checkpoint=file:ch43_continued.safetensors step:{} adamw_t:{}\n",
                      e.step, e.adamw_t);
   out += fmt::format("resaved_by_cpp=bytes_equal:{}/{}\n", e.bytes_equal, e.file_bytes);

@@ -20,11 +20,15 @@ struct Evidence {
   std::uint64_t start_step = 0;  ///< the step of Chapter 35's checkpoint (C++)
   std::size_t processes = 0;     ///< gloo processes of the PyTorch run (its data file)
   std::vector<double> ddp_losses;  ///< its mean loss per step over the processes
-  std::size_t file_bytes = 0;      ///< size of the file PyTorch wrote
-  std::size_t bytes_equal = 0;     ///< bytes equal after the C++ writes it again
-  std::uint64_t step = 0;          ///< training steps completed
-  std::uint64_t adamw_t = 0;       ///< AdamW's step counter t
-  std::size_t parameters = 0;      ///< scalar parameters of the model
+  std::vector<double>
+      cpp_losses;                 ///< chapter 35's C++ run continued the same two steps
+  double cpp_max_difference = 0;  ///< max |θ, m, v (C++) − θ, m, v (PyTorch DDP)|
+  bool cpp_counters_equal = false;  ///< step, t and generator state equal
+  std::size_t file_bytes = 0;       ///< size of the file PyTorch wrote
+  std::size_t bytes_equal = 0;      ///< bytes equal after the C++ writes it again
+  std::uint64_t step = 0;           ///< training steps completed
+  std::uint64_t adamw_t = 0;        ///< AdamW's step counter t
+  std::size_t parameters = 0;       ///< scalar parameters of the model
   std::vector<llmfs::text::TokenId> prompt;     ///< the prompt's ids
   std::vector<llmfs::text::TokenId> generated;  ///< prompt + greedy ids
   std::vector<double> best_logits;      ///< the winning logit of each greedy step

@@ -36,6 +36,18 @@ TEST(Appendix, CountersContinueChapter35sCheckpointByTwoSteps) {
   EXPECT_EQ(evidence().adamw_t, t + 2);
 }
 
+// Chapter 35's C++ run resumed from the same file and trained the same two steps on one
+// process ends where PyTorch's two processes ended: θ, m, v within 1e-12, counters
+// equal.
+TEST(Appendix, OneProcessCppContinuationEqualsTwoProcessPyTorch) {
+  ASSERT_EQ(evidence().cpp_losses.size(), 2u);
+  ASSERT_EQ(evidence().ddp_losses.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i)
+    EXPECT_NEAR(evidence().cpp_losses[i], evidence().ddp_losses[i], 1e-12);
+  EXPECT_LE(evidence().cpp_max_difference, 1e-12);
+  EXPECT_TRUE(evidence().cpp_counters_equal);
+}
+
 TEST(Appendix, LogitsEqualPyTorchsWithin1e12) {
   EXPECT_EQ(evidence().torch_values, evidence().prompt.size() * 260);
   EXPECT_EQ(evidence().prompt.size(), 14u);
