@@ -244,6 +244,8 @@ std::string render_trace(const Evidence& e) {
   std::string out = fmt::format("HOP|stage=cpp|step={}\n", e.start_step);
   out += fmt::format("HOP|stage=pytorch_ddp|processes={}|step={}|losses={:.6f}\n",
                      e.processes, e.step, fmt::join(e.ddp_losses, ","));
+  out += fmt::format("HOP|stage=cpp_same_steps|losses={:.6f}|max_difference={:.1e}\n",
+                     fmt::join(e.cpp_losses, ","), e.cpp_max_difference);
   out += fmt::format("HOP|stage=cpp_again|bytes={}|bytes_equal={}\n", e.file_bytes,
                      e.bytes_equal);
   for (std::size_t i = 0; i < e.best_logits.size(); ++i)
