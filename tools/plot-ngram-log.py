@@ -17,7 +17,8 @@ import json
 import os
 import sys
 
-LEFT, TOP, WIDTH, HEIGHT = 60, 16, 480, 240
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_axes import LEFT, WIDTH, axes  # noqa: E402
 
 
 def main(argv):
@@ -34,25 +35,9 @@ def main(argv):
     values = [b for _, b in points] + [bigram]
     lo, hi = min(values) - 0.05, max(values) + 0.05
     last = points[-1][0]
-    X = lambda s: LEFT + WIDTH * s / last  # noqa: E731
-    Y = lambda v: TOP + HEIGHT * (hi - v) / (hi - lo)  # noqa: E731
     title = "Validation bits per byte of the neural n-gram model (long run) against the bigram"
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'font-family="sans-serif">' % (LEFT + WIDTH + 150, TOP + HEIGHT + 44, title),
-           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="currentColor"/>' % (LEFT, TOP, LEFT, TOP + HEIGHT),
-           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="currentColor"/>'
-           % (LEFT, TOP + HEIGHT, LEFT + WIDTH, TOP + HEIGHT)]
-    for s, _ in points:
-        out.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="currentColor">%d</text>'
-                   % (X(s), TOP + HEIGHT + 14, s))
-    tick = round(lo, 1)
-    while tick <= hi:
-        if tick >= lo:
-            out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end" fill="currentColor">%.1f</text>'
-                       % (LEFT - 6, Y(tick) + 3, tick))
-        tick = round(tick + 0.2, 1)
-    out.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle" fill="currentColor">AdamW steps '
-               '(B = %d)</text>' % (LEFT + WIDTH / 2, TOP + HEIGHT + 32, config["batch"]))
+    out, X, Y = axes(title, [s for s, _ in points], last, lo, hi, 0.2,
+                     "AdamW steps (B = %d)" % config["batch"], 150)
     out.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="currentColor" stroke-dasharray="6 3"/>'
                '<text x="%d" y="%.1f" font-size="10" fill="currentColor">bigram α = 0.01: %.3f</text>'
                % (LEFT, Y(bigram), LEFT + WIDTH, Y(bigram), LEFT + WIDTH + 6, Y(bigram) + 3, bigram))

@@ -17,7 +17,8 @@ import json
 import os
 import sys
 
-LEFT, TOP, WIDTH, HEIGHT = 60, 16, 480, 240
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot_axes import LEFT, TOP, WIDTH, axes  # noqa: E402
 WINDOW = 50
 
 
@@ -40,26 +41,10 @@ def main(argv):
     values = [v for _, v in evals] + [v for _, v in means]
     lo, hi = min(values) - 0.1, max(values) + 0.1
     last = max(config["steps"], evals[-1][0])
-    X = lambda s: LEFT + WIDTH * s / last  # noqa: E731
-    Y = lambda v: TOP + HEIGHT * (hi - v) / (hi - lo)  # noqa: E731
     title = ("Training and validation loss of the chapter 33 decoder (long run, %d of %d steps)"
              % (evals[-1][0], config["steps"]))
-    out = ['<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" role="img" aria-label="%s" '
-           'font-family="sans-serif">' % (LEFT + WIDTH + 160, TOP + HEIGHT + 44, title),
-           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="currentColor"/>' % (LEFT, TOP, LEFT, TOP + HEIGHT),
-           '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="currentColor"/>'
-           % (LEFT, TOP + HEIGHT, LEFT + WIDTH, TOP + HEIGHT)]
-    for s, _ in evals:
-        out.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="currentColor">%d</text>'
-                   % (X(s), TOP + HEIGHT + 14, s))
-    tick = round(lo, 1)
-    while tick <= hi:
-        if tick >= lo:
-            out.append('<text x="%d" y="%.1f" font-size="10" text-anchor="end" fill="currentColor">%.1f</text>'
-                       % (LEFT - 6, Y(tick) + 3, tick))
-        tick = round(tick + 0.5, 1)
-    out.append('<text x="%.1f" y="%d" font-size="11" text-anchor="middle" fill="currentColor">AdamW steps '
-               '(B = %d, T = %d bytes)</text>' % (LEFT + WIDTH / 2, TOP + HEIGHT + 32, config["B"], config["T"]))
+    out, X, Y = axes(title, [s for s, _ in evals], last, lo, hi, 0.5,
+                     "AdamW steps (B = %d, T = %d bytes)" % (config["B"], config["T"]), 160)
     out.append('<polyline points="%s" fill="none" stroke="currentColor" stroke-width="1" stroke-dasharray="2 2"/>'
                % " ".join("%.1f,%.1f" % (X(s), Y(v)) for s, v in means))
     out.append('<polyline points="%s" fill="none" stroke="currentColor" stroke-width="2"/>'
