@@ -4,6 +4,10 @@
 #include "evidence.hpp"
 
 #include <cmath>
+#include <numeric>
+#include <string>
+
+#include <llmfs/text/merges_file.hpp>
 
 namespace ch34 {
 
@@ -73,6 +77,57 @@ training::LossFunction bigram_loss(llmfs::models::BigramModel model) {
 }
 // endregion: bigram-loss
 
+// region: ngram-loss
+llmfs::models::NgramBatch window_examples(
+    const llmfs::text::Tokenizer& tokenizer,
+    std::span<const llmfs::text::TokenId> targets) {
+  const bool ends_document = !targets.empty() && targets.back() == 257;
+  std::string text;
+  for (const auto id : targets.first(targets.size() - (ends_document ? 1 : 0)))
+    text.push_back(static_cast<char>(id));
+  const std::vector<std::vector<llmfs::text::TokenId>> window{tokenizer.encode(text)};
+  auto examples = llmfs::models::ngram_examples(window, ch23::kContext, tokenizer.bos(),
+                                                tokenizer.eos());
+  if (ends_document) return examples;
+  std::vector<std::size_t> rows(window[0].size());  // every row but the EOS row
+  std::iota(rows.begin(), rows.end(), std::size_t{0});
+  return llmfs::models::select_rows(examples, rows);
+}
+
+training::LossFunction ngram_loss(
+    std::shared_ptr<const llmfs::models::NgramMlp> model,
+    std::shared_ptr<const llmfs::text::Tokenizer> tokenizer) {
+  return [model, tokenizer](std::span<const Tensor>, const training::Batch& batch, bool)
+             -> std::expected<training::LossAndGradients, training::ModelFailure> {
+    const auto& targets = batch.targets;
+    double nats = 0.0;
+    for (std::size_t row = 0; row < targets.batch; ++row) {
+      const auto window =
+          std::span(targets.ids).subspan(row * targets.time, targets.time);
+      const auto s =
+          llmfs::models::score(*model, window_examples(*tokenizer, window), 0, 512);
+      if (!s)
+        return std::unexpected(training::ModelFailure{fmt::format("{}", s.error())});
+      nats += s->total_nats;
+    }
+    // Σ −ln p over the batch's byte positions: times the positions, its total nats
+    return training::LossAndGradients{nats / static_cast<double>(targets.ids.size()),
+                                      {}};
+  };
+}
+
+std::size_t ngram_tokens(const llmfs::text::Tokenizer& tokenizer,
+                         const training::ExampleSet& set, std::size_t context) {
+  std::size_t tokens = 0;
+  for (const auto& example : set.examples) {
+    const auto window =
+        std::span(set.sequences[example.sequence]).subspan(example.start + 1, context);
+    tokens += window_examples(tokenizer, window).targets.batch;
+  }
+  return tokens;
+}
+// endregion: ngram-loss
+
 namespace {
 
 /// Chapter 33's demo run again (same data, settings and seed) and the bigram with the α
@@ -121,6 +176,33 @@ struct Trained {
   return Trained{setup.config, std::move(run), std::move(bigram)};
 }
 
+/// Chapter 23's demo model again: its seed, sizes, AdamW and 80 steps on its training
+/// examples; its score on Chapter 23's subset at the last step recorded in `e`.
+[[nodiscard]] Step<void> train_ngram(Evidence& e) {
+  const auto corpus = LLMFS_TRY(ch23::corpus_examples());
+  llmfs::SplitMix64 rng(ch23::kSeed);
+  auto model = LLMFS_TRY_AT(
+      "ngram",
+      llmfs::models::NgramMlp::create(
+          {corpus.vocab, ch23::kContext, ch23::kEmbedding, ch23::kHidden}, rng));
+  auto optimizer = LLMFS_TRY_AT(
+      "ngram",
+      training::AdamW::create(ch23::kHyper,
+                              LLMFS_TRY_AT("ngram", llmfs::models::ngram_groups(
+                                                        model, ch23::kWeightDecay))));
+  const auto curve = LLMFS_TRY_AT(
+      "ngram", llmfs::models::train_ngram(
+                   model, optimizer, corpus.train, corpus.subset, corpus.subset_bytes,
+                   {ch23::kBatch, ch23::kSteps, ch23::kSteps, ch23::kSeed, false}));
+  e.ngram_subset_bpb = curve.back().validation_bpb;
+  e.ngram = std::make_shared<const llmfs::models::NgramMlp>(std::move(model));
+  const auto merges =
+      LLMFS_TRY_AT("tokenizer", llmfs::text::read_merges(LLMFS_TOKENIZER_PATH));
+  e.tokenizer = std::make_shared<const llmfs::text::Tokenizer>(
+      LLMFS_TRY_AT("tokenizer", llmfs::text::Tokenizer::create(merges)));
+  return {};
+}
+
 }  // namespace
 
 // region: final-table
@@ -128,6 +210,7 @@ Step<Evidence> gather() {
   Evidence e;
   LLMFS_TRY(run_fixture(e));
   const Trained trained = LLMFS_TRY(train_contenders(e));
+  LLMFS_TRY(train_ngram(e));
   // Seal the test partition, then open it once for every contender
   auto test = LLMFS_TRY(ch33::corpus_set(llmfs::text::Split::test, kTestDocuments,
                                          ch33::kDemoContext, kTestExamples));
@@ -141,7 +224,13 @@ Step<Evidence> gather() {
       {"bigram", bigram_loss(trained.bigram), {}},
       {"decoder",
        training::decoder_loss(ch33::kDemoModel),
-       {selected.begin(), selected.end()}}};
+       {selected.begin(), selected.end()}},
+      {"ngram",
+       ngram_loss(e.ngram, e.tokenizer),
+       {},
+       [&e](const training::ExampleSet& set) {
+         return ngram_tokens(*e.tokenizer, set, ch33::kDemoContext);
+       }}};
   e.table = LLMFS_TRY_AT(
       "final", eval::final_evaluation(std::move(sealed), contenders, trained.config));
   // Exercises: the fixture with EOS spelled as one byte; two ratios of the table

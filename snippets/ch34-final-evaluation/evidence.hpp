@@ -5,12 +5,17 @@
 // them.
 
 #include <array>
+#include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
 #include <llmfs/eval/final_evaluation.hpp>
 #include <llmfs/models/bigram.hpp>
+#include <llmfs/models/ngram_mlp.hpp>
+#include <llmfs/text/tokenizer.hpp>
 
+#include "../ch23-a-neural-n-gram-model/evidence.hpp"
 #include "../ch33-training-and-model-selection/evidence.hpp"
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
@@ -30,7 +35,11 @@ struct Evidence {
   std::array<double, 3> alpha_validation{};  ///< the bigram's validation loss per α
   double alpha = 0.0;                        ///< the α selection kept
   std::size_t test_documents = 0, test_examples = 0, test_bytes = 0;
-  std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, decoder
+  double ngram_subset_bpb = 0.0;  ///< Chapter 23's demo model, on its own subset
+  std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, decoder, n-gram
+  /// The n-gram model and Chapter 4's tokenizer, for the tests' recomputation.
+  std::shared_ptr<const llmfs::models::NgramMlp> ngram;
+  std::shared_ptr<const llmfs::text::Tokenizer> tokenizer;
   std::array<double, 3> exercises{};  ///< EOS as a byte; bigram/uniform; bits/token
 };
 
@@ -38,6 +47,21 @@ struct Evidence {
 /// positions (its input at (b, t) is the token before its target).
 [[nodiscard]] llmfs::training::LossFunction bigram_loss(
     llmfs::models::BigramModel model);
+/// The n-gram examples of one test window: its target bytes (`targets`, byte ids; EOS
+/// = 257 only at a document's end) encoded by `tokenizer` from the window's first byte,
+/// after BOS; EOS is a target only when the window's targets end with it.
+[[nodiscard]] llmfs::models::NgramBatch window_examples(
+    const llmfs::text::Tokenizer& tokenizer,
+    std::span<const llmfs::text::TokenId> targets);
+/// The n-gram as a loss function on byte windows: each row's Σ −ln p over
+/// window_examples(), the batch's sum over its byte positions.
+[[nodiscard]] llmfs::training::LossFunction ngram_loss(
+    std::shared_ptr<const llmfs::models::NgramMlp> model,
+    std::shared_ptr<const llmfs::text::Tokenizer> tokenizer);
+/// The tokens the n-gram predicts over every example of `set`.
+[[nodiscard]] std::size_t ngram_tokens(const llmfs::text::Tokenizer& tokenizer,
+                                       const llmfs::training::ExampleSet& set,
+                                       std::size_t context);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 
