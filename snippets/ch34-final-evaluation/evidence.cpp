@@ -77,7 +77,7 @@ training::LossFunction bigram_loss(llmfs::models::BigramModel model) {
 }
 // endregion: bigram-loss
 
-// region: ngram-loss
+// region: ngram-window
 llmfs::models::NgramBatch window_examples(
     const llmfs::text::Tokenizer& tokenizer,
     std::span<const llmfs::text::TokenId> targets) {
@@ -93,6 +93,9 @@ llmfs::models::NgramBatch window_examples(
   std::iota(rows.begin(), rows.end(), std::size_t{0});
   return llmfs::models::select_rows(examples, rows);
 }
+// endregion: ngram-window
+
+// region: ngram-loss
 
 training::LossFunction ngram_loss(
     std::shared_ptr<const llmfs::models::NgramMlp> model,
@@ -233,11 +236,14 @@ Step<Evidence> gather() {
        }}};
   e.table = LLMFS_TRY_AT(
       "final", eval::final_evaluation(std::move(sealed), contenders, trained.config));
-  // Exercises: the fixture with EOS spelled as one byte; two ratios of the table
+  // Exercises: the fixture with EOS spelled as one byte; ratios of the table
   const eval::Score eos_as_byte{e.fixture.score.total_nats, e.fixture.score.tokens, 6};
   e.exercises[0] = LLMFS_TRY_AT("exercise 1", eval::bits_per_byte(eos_as_byte));
   e.exercises[1] = e.table[1].metrics.bits_per_byte / e.table[0].metrics.bits_per_byte;
   e.exercises[2] = e.table[2].metrics.cross_entropy / std::log(2.0);
+  e.exercises[3] = e.table[3].metrics.cross_entropy / std::log(2.0);
+  e.exercises[4] = static_cast<double>(e.test_bytes) /
+                   static_cast<double>(e.table[3].metrics.score.tokens);
   return e;
 }
 // endregion: final-table

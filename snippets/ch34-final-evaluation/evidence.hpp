@@ -40,7 +40,9 @@ struct Evidence {
   /// The n-gram model and Chapter 4's tokenizer, for the tests' recomputation.
   std::shared_ptr<const llmfs::models::NgramMlp> ngram;
   std::shared_ptr<const llmfs::text::Tokenizer> tokenizer;
-  std::array<double, 3> exercises{};  ///< EOS as a byte; bigram/uniform; bits/token
+  /// EOS as a byte; bigram/uniform; decoder bits/token; n-gram bits/token and bytes
+  /// per token.
+  std::array<double, 5> exercises{};
 };
 
 /// The bigram as a loss function: the mean −ln P(target | input) over a batch's

@@ -41,6 +41,9 @@ std::string render_report(const Evidence& e) {
       fmt::format("exercise_2=bigram_over_uniform_bits:{:.6f}", e.exercises[1]));
   lines.push_back(
       fmt::format("exercise_3=decoder_bits_per_token:{:.6f}", e.exercises[2]));
+  lines.push_back(
+      fmt::format("exercise_4=ngram_bits_per_token:{:.6f} bytes_per_token:{:.6f}",
+                  e.exercises[3], e.exercises[4]));
   return snippets::join_lines(lines);
 }
 

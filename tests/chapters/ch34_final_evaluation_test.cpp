@@ -156,6 +156,9 @@ TEST(Exercises, AnswersFromTheFormulas) {
               1e-12);
   EXPECT_NEAR(e.exercises[2], e.table[2].metrics.bits_per_byte,
               1e-12);  // no EOS target
+  // bits per byte = bits per token / bytes per token, over the same bytes
+  EXPECT_NEAR(e.exercises[4], double(e.test_bytes) / 1180.0, 1e-15);
+  EXPECT_NEAR(e.exercises[3] / e.exercises[4], e.table[3].metrics.bits_per_byte, 1e-12);
 }
 
 }  // namespace
