@@ -4,9 +4,9 @@
 #include "evidence.hpp"
 
 #include <cmath>
-#include <numeric>
 #include <string>
 
+#include <llmfs/eval/ngram_contender.hpp>
 #include <llmfs/text/merges_file.hpp>
 
 namespace ch34 {
@@ -76,60 +76,6 @@ training::LossFunction bigram_loss(llmfs::models::BigramModel model) {
   };
 }
 // endregion: bigram-loss
-
-// region: ngram-window
-llmfs::models::NgramBatch window_examples(
-    const llmfs::text::Tokenizer& tokenizer,
-    std::span<const llmfs::text::TokenId> targets) {
-  const bool ends_document = !targets.empty() && targets.back() == 257;
-  std::string text;
-  for (const auto id : targets.first(targets.size() - (ends_document ? 1 : 0)))
-    text.push_back(static_cast<char>(id));
-  const std::vector<std::vector<llmfs::text::TokenId>> window{tokenizer.encode(text)};
-  auto examples = llmfs::models::ngram_examples(window, ch23::kContext, tokenizer.bos(),
-                                                tokenizer.eos());
-  if (ends_document) return examples;
-  std::vector<std::size_t> rows(window[0].size());  // every row but the EOS row
-  std::iota(rows.begin(), rows.end(), std::size_t{0});
-  return llmfs::models::select_rows(examples, rows);
-}
-// endregion: ngram-window
-
-// region: ngram-loss
-
-training::LossFunction ngram_loss(
-    std::shared_ptr<const llmfs::models::NgramMlp> model,
-    std::shared_ptr<const llmfs::text::Tokenizer> tokenizer) {
-  return [model, tokenizer](std::span<const Tensor>, const training::Batch& batch, bool)
-             -> std::expected<training::LossAndGradients, training::ModelFailure> {
-    const auto& targets = batch.targets;
-    double nats = 0.0;
-    for (std::size_t row = 0; row < targets.batch; ++row) {
-      const auto window =
-          std::span(targets.ids).subspan(row * targets.time, targets.time);
-      const auto s =
-          llmfs::models::score(*model, window_examples(*tokenizer, window), 0, 512);
-      if (!s)
-        return std::unexpected(training::ModelFailure{fmt::format("{}", s.error())});
-      nats += s->total_nats;
-    }
-    // Σ −ln p over the batch's byte positions: times the positions, its total nats
-    return training::LossAndGradients{nats / static_cast<double>(targets.ids.size()),
-                                      {}};
-  };
-}
-
-std::size_t ngram_tokens(const llmfs::text::Tokenizer& tokenizer,
-                         const training::ExampleSet& set, std::size_t context) {
-  std::size_t tokens = 0;
-  for (const auto& example : set.examples) {
-    const auto window =
-        std::span(set.sequences[example.sequence]).subspan(example.start + 1, context);
-    tokens += window_examples(tokenizer, window).targets.batch;
-  }
-  return tokens;
-}
-// endregion: ngram-loss
 
 namespace {
 
@@ -228,12 +174,7 @@ Step<Evidence> gather() {
       {"decoder",
        training::decoder_loss(ch33::kDemoModel),
        {selected.begin(), selected.end()}},
-      {"ngram",
-       ngram_loss(e.ngram, e.tokenizer),
-       {},
-       [&e](const training::ExampleSet& set) {
-         return ngram_tokens(*e.tokenizer, set, ch33::kDemoContext);
-       }}};
+      eval::ngram_contender("ngram", e.ngram, e.tokenizer, ch33::kDemoContext)};
   e.table = LLMFS_TRY_AT(
       "final", eval::final_evaluation(std::move(sealed), contenders, trained.config));
   // Exercises: the fixture with EOS spelled as one byte; ratios of the table

@@ -6,7 +6,6 @@
 
 #include <array>
 #include <memory>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -49,21 +48,6 @@ struct Evidence {
 /// positions (its input at (b, t) is the token before its target).
 [[nodiscard]] llmfs::training::LossFunction bigram_loss(
     llmfs::models::BigramModel model);
-/// The n-gram examples of one test window: its target bytes (`targets`, byte ids; EOS
-/// = 257 only at a document's end) encoded by `tokenizer` from the window's first byte,
-/// after BOS; EOS is a target only when the window's targets end with it.
-[[nodiscard]] llmfs::models::NgramBatch window_examples(
-    const llmfs::text::Tokenizer& tokenizer,
-    std::span<const llmfs::text::TokenId> targets);
-/// The n-gram as a loss function on byte windows: each row's Σ −ln p over
-/// window_examples(), the batch's sum over its byte positions.
-[[nodiscard]] llmfs::training::LossFunction ngram_loss(
-    std::shared_ptr<const llmfs::models::NgramMlp> model,
-    std::shared_ptr<const llmfs::text::Tokenizer> tokenizer);
-/// The tokens the n-gram predicts over every example of `set`.
-[[nodiscard]] std::size_t ngram_tokens(const llmfs::text::Tokenizer& tokenizer,
-                                       const llmfs::training::ExampleSet& set,
-                                       std::size_t context);
 /// Runs the whole chapter once.
 [[nodiscard]] Step<Evidence> gather();
 
