@@ -26,7 +26,7 @@ struct Options {
 
 // `--log FILE` and `--steps N` in any order after `--train-long`; anything else, a
 // missing value or a count that is not a positive decimal number is refused by name.
-std::expected<Options, std::string> parse(int argc, char** argv) {
+[[nodiscard]] std::expected<Options, std::string> parse(int argc, char** argv) {
   Options o;
   for (int i = 2; i < argc; i += 2) {
     const std::string_view flag = argv[i];
