@@ -50,7 +50,7 @@ TEST(NgramContender, ItsNatsAndTokensAreThoseOfItsWindows) {
   const auto loss = contender.model({}, batch, false);
   ASSERT_TRUE(loss.has_value());
   double nats = 0.0;  // each window alone, by the model's own mean loss
-  for (const std::vector<text::TokenId> w :
+  for (const std::vector<text::TokenId>& w :
        {std::vector<text::TokenId>{'a', 'b', 'c'},
         std::vector<text::TokenId>{'d', 'e', 'f'}}) {
     const auto pass = model->forward(eval::window_examples(*tok, w, 2), false);
