@@ -5,12 +5,16 @@
 // them.
 
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include <llmfs/eval/final_evaluation.hpp>
 #include <llmfs/models/bigram.hpp>
+#include <llmfs/models/ngram_mlp.hpp>
+#include <llmfs/text/tokenizer.hpp>
 
+#include "../ch23-a-neural-n-gram-model/evidence.hpp"
 #include "../ch33-training-and-model-selection/evidence.hpp"
 #include "../common/chapter.hpp"
 #include "fixture.hpp"
@@ -30,8 +34,14 @@ struct Evidence {
   std::array<double, 3> alpha_validation{};  ///< the bigram's validation loss per α
   double alpha = 0.0;                        ///< the α selection kept
   std::size_t test_documents = 0, test_examples = 0, test_bytes = 0;
-  std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, decoder
-  std::array<double, 3> exercises{};  ///< EOS as a byte; bigram/uniform; bits/token
+  double ngram_subset_bpb = 0.0;  ///< Chapter 23's demo model, on its own subset
+  std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, decoder, n-gram
+  /// The n-gram model and Chapter 4's tokenizer, for the tests' recomputation.
+  std::shared_ptr<const llmfs::models::NgramMlp> ngram;
+  std::shared_ptr<const llmfs::text::Tokenizer> tokenizer;
+  /// EOS as a byte; bigram/uniform; decoder bits/token; n-gram bits/token and bytes
+  /// per token.
+  std::array<double, 5> exercises{};
 };
 
 /// The bigram as a loss function: the mean −ln P(target | input) over a batch's

@@ -26,6 +26,10 @@ std::string render_report(const Evidence& e) {
                               e.test_documents, e.test_examples,
                               e.table.empty() ? 0 : e.table[0].metrics.score.tokens,
                               e.test_bytes));
+  lines.push_back(fmt::format(
+      "ngram=chapter_23_demo steps:{} seed:{} subset_bpb:{:.6f} test_tokens:{}",
+      ch23::kSteps, ch23::kSeed, e.ngram_subset_bpb,
+      e.table.size() > 3 ? e.table[3].metrics.score.tokens : 0));
   for (const auto& row : e.table)
     lines.push_back(fmt::format(
         "final_{}=cross_entropy:{:.6f} perplexity:{:.6f} bits_per_byte:{:.6f}",
@@ -37,6 +41,9 @@ std::string render_report(const Evidence& e) {
       fmt::format("exercise_2=bigram_over_uniform_bits:{:.6f}", e.exercises[1]));
   lines.push_back(
       fmt::format("exercise_3=decoder_bits_per_token:{:.6f}", e.exercises[2]));
+  lines.push_back(
+      fmt::format("exercise_4=ngram_bits_per_token:{:.6f} bytes_per_token:{:.6f}",
+                  e.exercises[3], e.exercises[4]));
   return snippets::join_lines(lines);
 }
 
@@ -44,8 +51,9 @@ std::string render_trace(const Evidence& e) {
   std::vector<std::string> lines;
   for (const auto& row : e.table)
     lines.push_back(fmt::format(
-        "MODEL|name={}|cross_entropy={:.6f}|perplexity={:.6f}|bpb={:.6f}", row.name,
-        row.metrics.cross_entropy, row.metrics.perplexity, row.metrics.bits_per_byte));
+        "MODEL|name={}|tokens={}|cross_entropy={:.6f}|perplexity={:.6f}|bpb={:.6f}",
+        row.name, row.metrics.score.tokens, row.metrics.cross_entropy,
+        row.metrics.perplexity, row.metrics.bits_per_byte));
   lines.push_back(fmt::format("TEST|positions={}|bytes={}",
                               e.table.empty() ? 0 : e.table[0].metrics.score.tokens,
                               e.test_bytes));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -43,12 +44,16 @@ TEST(Sealing, ASecondScoringAndAMovedFromHandleAreRefused) {
 
 TEST(Final, UniformIsLn258AndBitsPerByteFollowFromTheCrossEntropy) {
   const auto& e = ch34_evidence();
-  ASSERT_EQ(e.table.size(), 3u);
+  ASSERT_EQ(e.table.size(), 4u);
   EXPECT_EQ(e.table[0].name, "uniform");
   EXPECT_NEAR(e.table[0].metrics.cross_entropy, std::log(258.0), 1e-14);
   for (const auto& row : e.table) {
     const auto& m = row.metrics;
-    EXPECT_EQ(m.score.tokens, e.test_examples * ch33::kDemoContext);
+    EXPECT_EQ(m.score.bytes, e.test_bytes);
+    if (row.name != "ngram")  // the n-gram's tokens are its own (BPE), fewer
+      EXPECT_EQ(m.score.tokens, e.test_examples * ch33::kDemoContext);
+    else
+      EXPECT_LT(m.score.tokens, e.test_bytes);
     EXPECT_NEAR(
         m.bits_per_byte,
         m.cross_entropy * double(m.score.tokens) / (std::log(2.0) * e.test_bytes),
@@ -96,6 +101,49 @@ TEST(Final, TheDecoderIsScoredAtChapter33sSelectedStep) {
   EXPECT_LT(e.table[2].metrics.cross_entropy, e.table[0].metrics.cross_entropy);
 }
 
+TEST(Final, TheNgramRescoredTokenByToken) {
+  // The same test windows read again here; each window's target bytes encoded with
+  // Chapter 4's tokenizer, and every token scored alone, with its three predecessors
+  // (BOS before the window's first token): Σ −ln p, one forward pass per token.
+  using llmfs::text::Split;
+  const auto& e = ch34_evidence();
+  ASSERT_TRUE(e.ngram && e.tokenizer);
+  const auto test = ch33::corpus_set(Split::test, ch34::kTestDocuments,
+                                     ch33::kDemoContext, ch34::kTestExamples);
+  ASSERT_TRUE(test.has_value());
+  const auto bos = e.tokenizer->bos();
+  double nats = 0;
+  std::size_t tokens = 0, bytes = 0;
+  for (const auto& ex : test->set.examples) {
+    const auto& seq = test->set.sequences[ex.sequence];
+    std::string text;
+    for (std::size_t t = 1; t <= ch33::kDemoContext; ++t) {
+      ASSERT_LT(seq[ex.start + t], 256u);  // no EOS among these targets
+      text.push_back(static_cast<char>(seq[ex.start + t]));
+    }
+    const auto ids = e.tokenizer->encode(text);
+    ASSERT_EQ(e.tokenizer->decode(ids).value(), text);  // the same bytes, losslessly
+    bytes += text.size();
+    for (std::size_t i = 0; i < ids.size(); ++i, ++tokens) {
+      llmfs::models::NgramBatch one{{1, ch23::kContext, {}}, {1, 1, {ids[i]}}};
+      for (std::size_t k = ch23::kContext; k > 0; --k)
+        one.contexts.ids.push_back(i >= k ? ids[i - k] : bos);
+      const auto pass = e.ngram->forward(one, false);
+      ASSERT_TRUE(pass.has_value());
+      nats += pass->loss.value().value().values()[0];
+    }
+  }
+  ASSERT_EQ(e.table[3].name, "ngram");
+  const auto& m = e.table[3].metrics;
+  EXPECT_EQ(bytes, e.test_bytes);
+  EXPECT_EQ(m.score.bytes, e.test_bytes);  // the same bytes as every other row
+  EXPECT_EQ(m.score.tokens, tokens);
+  EXPECT_NEAR(m.score.total_nats, nats, 1e-10 * nats);
+  EXPECT_NEAR(m.bits_per_byte, nats / (std::log(2.0) * double(bytes)), 1e-10);
+  // Chapter 23's demo model: its golden's step-80 bits per byte on its own subset
+  EXPECT_NEAR(e.ngram_subset_bpb, 2.213524, 5e-7);
+}
+
 }  // namespace
 
 namespace {
@@ -108,6 +156,9 @@ TEST(Exercises, AnswersFromTheFormulas) {
               1e-12);
   EXPECT_NEAR(e.exercises[2], e.table[2].metrics.bits_per_byte,
               1e-12);  // no EOS target
+  // bits per byte = bits per token / bytes per token, over the same bytes
+  EXPECT_NEAR(e.exercises[4], double(e.test_bytes) / 1180.0, 1e-15);
+  EXPECT_NEAR(e.exercises[3] / e.exercises[4], e.table[3].metrics.bits_per_byte, 1e-12);
 }
 
 }  // namespace

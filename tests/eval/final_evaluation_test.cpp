@@ -102,4 +102,35 @@ TEST(FinalEvaluation, ARefusedConfigurationLeavesTheSetSealed) {
   EXPECT_TRUE(test.sealed());  // NOLINT
 }
 
+TEST(FinalEvaluation, AContenderWithItsOwnTokensKeepsItsNatsAndBytes) {
+  // 6 positions at 2 nats each: 12 nats, whatever the model counts as a token. A
+  // model with its own tokenizer that predicts 4 tokens over the 3 windows gets a
+  // cross-entropy of 12/4 = 3 nats per token and the same bits per byte as a model
+  // of the positions: 12/(12 ln 2).
+  int calls = 0;
+  TrainConfig config;
+  config.batch_size = 2;
+  config.windows = {2, 2};
+  std::size_t seen = 0;
+  std::vector<Contender> table = contenders(&calls);
+  table.push_back(
+      {"own-tokens", constant_model(&calls), {}, [&seen](const ExampleSet& s) {
+         seen = s.examples.size();
+         return std::size_t{4};
+       }});
+  const auto scored =
+      final_evaluation(SealedTestSet::seal(three_examples(), 12), table, config);
+  ASSERT_TRUE(scored.has_value());
+  EXPECT_EQ(seen, 3u);  // it counted over the opened examples
+  const Metrics& positions = (*scored)[0].metrics;
+  const Metrics& own = (*scored)[1].metrics;
+  EXPECT_EQ(positions.score.tokens, 6u);
+  EXPECT_EQ(own.score.tokens, 4u);
+  EXPECT_DOUBLE_EQ(own.score.total_nats, 12.0);
+  EXPECT_DOUBLE_EQ(own.cross_entropy, 3.0);
+  EXPECT_DOUBLE_EQ(own.perplexity, std::exp(3.0));
+  EXPECT_DOUBLE_EQ(own.bits_per_byte, 1.0 / std::log(2.0));
+  EXPECT_DOUBLE_EQ(own.bits_per_byte, positions.bits_per_byte);
+}
+
 }  // namespace

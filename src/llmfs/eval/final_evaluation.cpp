@@ -78,7 +78,8 @@ std::expected<std::vector<FinalScore>, FinalError> final_evaluation(
     const std::string stage = "final evaluation of " + c.name;
     const double loss = LLMFS_TRY_AT(
         stage, training::validation_loss(c.model, c.values, examples, config));
-    const Score score{loss * static_cast<double>(positions), positions, bytes};
+    const std::size_t tokens = c.tokens ? c.tokens(examples) : positions;
+    const Score score{loss * static_cast<double>(positions), tokens, bytes};
     table.push_back({c.name, LLMFS_TRY_AT(stage, summarize(score))});
   }
   return table;

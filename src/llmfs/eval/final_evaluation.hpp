@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <expected>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -75,6 +76,11 @@ struct Contender {
   std::string name;                    ///< e.g. `decoder`, `bigram`
   training::LossFunction model;        ///< what computes its loss on a batch
   std::vector<tensor::Tensor> values;  ///< the parameters it is scored with
+  /// Empty when the model predicts the examples' positions. For a model with its own
+  /// tokenizer: the tokens it predicts over all the test examples; `model` then
+  /// returns a batch's Σ −ln p over the batch's positions, so that loss × positions
+  /// is still its total nats, and its cross-entropy is per token of its own.
+  std::function<std::size_t(const training::ExampleSet&)> tokens{};
 };
 
 /// One row of the final table.
