@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Write (or check) the appendix "Outgrowing one machine" reference (chapter 43).
 
-    /usr/bin/python3 tests/reference/make_ddp_reference.py          # rewrite
-    /usr/bin/python3 tests/reference/make_ddp_reference.py --check  # exit 1 if stale
+    /usr/bin/python3 tests/reference/make_ddp_reference.py [CORPUS]          # rewrite
+    /usr/bin/python3 tests/reference/make_ddp_reference.py [CORPUS] --check  # exit 1 if stale
+
+CORPUS is the extracted King James text (default build/default/corpus/kjv.txt): the
+windows of the two steps come from its training partition (tools/corpus-partitions.tsv).
 
 Continues Chapter 35's committed checkpoint (step 8) for two steps with
 DistributedDataParallel on two gloo processes (python/train_ddp.py), and keeps:
@@ -68,11 +71,12 @@ def reference(path, losses):
     return "\n".join(lines) + "\n"
 
 
-def main(check):
+def main(check, corpus):
     with tempfile.TemporaryDirectory() as scratch:
         fresh = os.path.join(scratch, "continued.safetensors")
         side = os.path.join(scratch, "run.pt")
-        train_ddp.continue_run(lt.CH35_CHECKPOINT, fresh, steps=2, processes=PROCESSES, gradients_out=side)
+        train_ddp.continue_run(lt.CH35_CHECKPOINT, fresh, steps=2, processes=PROCESSES, gradients_out=side,
+                               corpus=corpus)
         losses = torch.load(side)["losses"]
         data = Path(fresh).read_bytes()
         if check:
@@ -86,4 +90,5 @@ def main(check):
 
 
 if __name__ == "__main__":
-    sys.exit(main("--check" in sys.argv[1:]))
+    rest = [a for a in sys.argv[1:] if a != "--check"]
+    sys.exit(main("--check" in sys.argv[1:], rest[0] if rest else str(lt.CORPUS)))
