@@ -18,6 +18,8 @@ Records of ch43_logits.txt (numbers with 17 significant digits):
 
     FILE|sha256=..|step=..|adamw_t=..
     RUN|processes=2|steps=2|losses=l_1,l_2     the mean loss of each step over both processes
+    DATA|partition=train|bytes=..|tokens=..    the training partition the windows come from:
+                                               its bytes, and its tokens under the file's BPE
     PROMPT|text=In the beginning|ids=..
     LOGITS|position=t|values=v_0,...,v_{V-1}
     GREEDY|tokens=n|ids=..
@@ -55,8 +57,11 @@ def greedy(model, ids, count):
     return ids
 
 
-def reference(path, losses):
+def reference(path, losses, corpus):
     run = lt.load_run(path)
+    split = lt.read_manifest(lt.PARTITIONS)
+    train = b"".join(t for title, t in lt.read_documents(corpus) if split[title] == "train")
+    tokens = lt.training_tokens(corpus, run.metadata["tokenizer.merges"])
     ids = run.encode(PROMPT)
     with torch.no_grad():
         logits = run.model(torch.tensor([ids]))[0]
@@ -64,6 +69,7 @@ def reference(path, losses):
     lines = ["FILE|sha256=%s|step=%d|adamw_t=%s" % (hashlib.sha256(Path(path).read_bytes()).hexdigest(),
                                                     run.step, run.metadata["adamw.t"]),
              "RUN|processes=%d|steps=%d|losses=%s" % (PROCESSES, len(losses), ",".join("%.17g" % x for x in losses)),
+             "DATA|partition=train|bytes=%d|tokens=%d" % (len(train), len(tokens)),
              "PROMPT|text=%s|ids=%s" % (PROMPT, ",".join(str(i) for i in ids))]
     for t, row in enumerate(logits.tolist()):
         lines.append("LOGITS|position=%d|values=%s" % (t, ",".join("%.17g" % v for v in row)))
@@ -86,7 +92,7 @@ def main(check, corpus):
         else:
             os.replace(fresh, CONTINUED)
             print("wrote %s" % CONTINUED)
-        return write_or_check(DATA, reference(CONTINUED, losses), check, RERUN)
+        return write_or_check(DATA, reference(CONTINUED, losses, corpus), check, RERUN)
 
 
 if __name__ == "__main__":
