@@ -10,15 +10,14 @@ Appendix "Outgrowing one machine" (chapters/appendix-outgrowing-one-machine.md).
 forward pass is Chapter 32's, imported from tests/reference/decoder_reference.py; the
 reader is Chapter 35's (tests/reference/checkpoint_reader.py). What this file adds is
 the writer (the inverse of the reader, byte for byte what training::save_checkpoint()
-writes), the optimizer state handed to torch.optim.AdamW, and the batch draws of
-Chapter 35's run (SplitMix64 and the bounded draw of Chapter 21) so that a run continued
-here draws the batches the C++ run would have drawn.
+writes), the optimizer state handed to torch.optim.AdamW, the book's training partition
+(Chapter 2's manifest) encoded with the checkpoint's byte-level BPE, and the batch draws
+of Chapter 35's run (SplitMix64 and the bounded draw of Chapter 21) over it.
 """
 
 import hashlib
 import json
 import os
-import re
 import struct
 import sys
 import tempfile
@@ -35,11 +34,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "reference"))
 from checkpoint_reader import read_checkpoint  # noqa: E402
 from decoder_reference import DecoderConfig, forward, parameter_specs  # noqa: E402
+from make_bigram_reference import read_documents, read_manifest  # noqa: E402
 from make_checkpoint_reference import encode as bpe_encode  # noqa: E402
 
 CH35_CHECKPOINT = ROOT / "tests" / "reference" / "data" / "training" / "ch35_checkpoint.safetensors"
 PARTITIONS = ROOT / "tools" / "corpus-partitions.tsv"
-FIXTURE = ROOT / "snippets" / "ch35-checkpoints" / "fixture.hpp"
+CORPUS = ROOT / "build" / "default" / "corpus" / "kjv.txt"  # where the build extracts it
 MASK64 = (1 << 64) - 1
 
 
@@ -68,22 +68,57 @@ class Run:
     step: int
     rng_state: int
     metadata: dict = field(default_factory=dict)  # every other metadata entry, as read
-    tokens: list = field(default_factory=list)    # the run's training text, encoded
+    tokens: list = field(default_factory=list)    # the training partition, encoded
 
     def encode(self, text):
         return bpe_encode(text, self.metadata["tokenizer.merges"])
 
 
-def training_text():
-    """Chapter 35's training text, read from its one definition (fixture.hpp's kText)."""
-    source = FIXTURE.read_text(encoding="utf-8")
-    body = source.split("kText =", 1)[1].split(";\n", 1)[0]
-    return "".join(re.findall(r'"((?:[^"\\]|\\.)*)"', body))
+def merge_ranks(merges_text):
+    """[(left, right)] in rank order from the `tokenizer.merges` entry (Chapter 35)."""
+    return [tuple(int(x) for x in line.split()[1:]) for line in merges_text.splitlines()[1:]]
+
+
+def fast_encode(data, merges_text):
+    """Byte-level BPE of `data` (bytes), the result of bpe_encode(): each merge in rank
+    order, applied to every non-overlapping pair left to right (NumPy, for 3.8 MB)."""
+    import numpy as np
+    ids = np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+    for rank, (left, right) in enumerate(merge_ranks(merges_text)):
+        hits = np.flatnonzero((ids[:-1] == left) & (ids[1:] == right))
+        if left == right and len(hits):  # runs "aaa": keep the leftmost of each overlap
+            keep, last = [], -2
+            for i in hits.tolist():
+                if i > last + 1:
+                    keep.append(i)
+                    last = i
+            hits = np.array(keep, dtype=np.int64)
+        ids[hits] = 256 + rank
+        ids = np.delete(ids, hits + 1)
+    return ids.tolist()
+
+
+# region: training-partition
+def training_tokens(corpus, merges_text):
+    """The book's training partition (Chapter 2's manifest, tools/corpus-partitions.tsv):
+    the train documents of the extracted corpus, in corpus order, their text joined and
+    encoded with the checkpoint's own byte-level BPE. Refuses a corpus the manifest was not
+    made from."""
+    data = Path(corpus).read_bytes()
+    pinned = dict(line.split("\t") for line in PARTITIONS.read_text().splitlines()
+                  if line.startswith("corpus_sha256\t"))["corpus_sha256"]
+    if hashlib.sha256(data).hexdigest() != pinned:
+        raise ValueError("%s: sha256 is not the corpus_sha256 %s of %s" % (corpus, pinned, PARTITIONS))
+    split = read_manifest(PARTITIONS)
+    train = b"".join(text for title, text in read_documents(corpus) if split[title] == "train")
+    return fast_encode(train, merges_text)
+# endregion: training-partition
 
 
 # region: load-run
-def load_run(path):
-    """The checkpoint at `path` as a Run; refuses one whose partition is not this tree's."""
+def load_run(path, corpus=None):
+    """The checkpoint at `path` as a Run; refuses one whose partition is not this tree's.
+    With `corpus`, run.tokens is the encoded training partition its batches come from."""
     tensors, meta = read_checkpoint(path)
     c = lambda key: meta["config." + key]  # noqa: E731
     config = DecoderConfig(int(c("model.vocab_size")), int(c("model.model_width")),
@@ -109,7 +144,8 @@ def load_run(path):
                               "exp_avg_sq": torch.from_numpy(tensors["adamw.v." + name].copy())}
     kept = {k: v for k, v in meta.items() if not k.startswith("llmfs.")}
     run = Run(model, optimizer, int(meta["step"]), int(meta["rng.state"]), kept)
-    run.tokens = run.encode(training_text())
+    if corpus is not None:
+        run.tokens = training_tokens(corpus, meta["tokenizer.merges"])
     return run
 # endregion: load-run
 
@@ -141,7 +177,8 @@ def bounded(state, n):
 
 
 def draw_batch(run, batch, tokens):
-    """The next global batch of Chapter 35's run: B windows of T + 1 tokens at random starts."""
+    """The next global batch: B windows of T + 1 tokens at random starts in run.tokens,
+    drawn with the run's generator as Chapter 35's run draws them."""
     inputs, targets = [], []
     for _ in range(batch):
         run.rng_state, s = bounded(run.rng_state, len(run.tokens) - tokens)

@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Checks of the appendix "Outgrowing one machine" (ctest: ch43.python_ddp).
 
-    /usr/bin/python3 python/test_ddp.py
+    /usr/bin/python3 python/test_ddp.py [CORPUS]   (default build/default/corpus/kjv.txt)
 
 1. C++ -> PyTorch bit for bit: Chapter 35's checkpoint (written by the C++ program) read
    into the PyTorch module and written back is the same file, byte for byte; seeded
    random files written by encode_file() are read back bit for bit by checkpoint_reader.
-2. DDP gradients: one step on 2 gloo processes gives the gradient of a 1-process step
+2. Data: the fast BPE encoder that encodes the training partition gives bpe_encode()'s
+   ids on its first 20000 bytes. DDP gradients: one step on 2 gloo processes gives the gradient of a 1-process step
    (plain autograd, no DDP) on the same global batch within 1e-12.
 3. The optimizer continues: t and the moments loaded equal the file's; one torch AdamW
    step equals Chapter 22's update written here in float64 within 1e-12; the continued
@@ -70,8 +71,17 @@ def writer_property(scratch, cases=25):
     check("writer_property_random_files", bad == 0, "%d of %d seeded files read back bit for bit" % (cases - bad, cases))
 
 
-def one_process_gradients():
-    run = lt.load_run(lt.CH35_CHECKPOINT)
+def encoder_agrees(corpus):
+    split = lt.read_manifest(lt.PARTITIONS)
+    train = b"".join(t for title, t in lt.read_documents(corpus) if split[title] == "train")[:20000]
+    merges = read_checkpoint(lt.CH35_CHECKPOINT)[1]["tokenizer.merges"]
+    fast, slow = lt.fast_encode(train, merges), lt.bpe_encode(train.decode("utf-8"), merges)
+    check("partition_encoder_equals_bpe_encode", fast == slow,
+          "%d bytes -> %d tokens (%d merged)" % (len(train), len(fast), sum(i >= 256 for i in fast)))
+
+
+def one_process_gradients(corpus):
+    run = lt.load_run(lt.CH35_CHECKPOINT, corpus)
     inputs, targets = lt.draw_batch(run, int(run.metadata["config.batch.size"]),
                                     int(run.metadata["config.batch.tokens"]))
     logits = run.model(inputs)
@@ -80,11 +90,11 @@ def one_process_gradients():
     return float(loss), [p.grad for p in run.model.weights]
 
 
-def ddp_gradients(scratch):
+def ddp_gradients(scratch, corpus):
     out, grads = os.path.join(scratch, "ddp.safetensors"), os.path.join(scratch, "grads.pt")
-    train_ddp.continue_run(lt.CH35_CHECKPOINT, out, steps=2, processes=2, gradients_out=grads)
+    train_ddp.continue_run(lt.CH35_CHECKPOINT, out, steps=2, processes=2, gradients_out=grads, corpus=corpus)
     saved = torch.load(grads)
-    loss, reference = one_process_gradients()
+    loss, reference = one_process_gradients(corpus)
     worst = max(float((a - b).abs().max()) for a, b in zip(saved["gradients"], reference))
     check("ddp_gradients_equal_one_process", worst <= TOLERANCE,
           "max |g_2proc - g_1proc| = %.1e over %d tensors (<= %g); loss %.6f vs %.6f" % (
@@ -126,11 +136,13 @@ def optimizer_continues():
     check("adamw_step_matches_chapter_22", worst <= TOLERANCE, "max |theta_torch - theta_book| = %.1e" % worst)
 
 
-def main():
+def main(argv):
+    corpus = argv[0] if argv else str(lt.CORPUS)
     with tempfile.TemporaryDirectory() as scratch:
         round_trip(scratch)
         writer_property(scratch)
-        ddp_gradients(scratch)
+        encoder_agrees(corpus)
+        ddp_gradients(scratch, corpus)
     optimizer_continues()
     if failures:
         print("FAILED: %s" % ", ".join(failures))
@@ -139,4 +151,4 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

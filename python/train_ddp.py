@@ -2,9 +2,11 @@
 """Continue a book run with DistributedDataParallel: gloo, CPU, several processes.
 
     /usr/bin/python3 python/train_ddp.py FROM.safetensors TO.safetensors [--steps 2] [--processes 2]
+                                         [--corpus build/default/corpus/kjv.txt]
 
 Appendix "Outgrowing one machine". Every process loads the checkpoint FROM (the same
-model, AdamW moments and t, batch generator), draws the same global batch of B windows
+model, AdamW moments and t, batch generator) and the book's training partition of the
+extracted corpus encoded with the checkpoint's tokenizer, draws the same global batch of B windows
 and keeps windows rank, rank + P, ... (DistributedSampler's split without shuffling);
 DDP averages the gradients across the processes with an all-reduce, each process's
 torch.optim.AdamW takes the same step, and process 0 writes TO in the book's checkpoint
@@ -48,12 +50,12 @@ def train_step(run, ddp, rank, world):
 
 
 # region: ddp-worker
-def worker(rank, world, port, source, target, steps, gradients_out):
+def worker(rank, world, port, source, target, steps, gradients_out, corpus):
     torch.set_num_threads(1)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
     try:
-        run = lt.load_run(source)
+        run = lt.load_run(source, corpus)
         batch = int(run.metadata["config.batch.size"])
         if batch % world:
             raise ValueError("batch.size %d is not a multiple of %d processes" % (batch, world))
@@ -81,9 +83,11 @@ def free_port():
         return s.getsockname()[1]
 
 
-def continue_run(source, target, steps=2, processes=2, gradients_out=None):
+def continue_run(source, target, steps=2, processes=2, gradients_out=None, corpus=lt.CORPUS):
     """Spawns `processes` gloo workers on localhost; returns when TO is written."""
-    mp.spawn(worker, args=(processes, free_port(), str(source), str(target), steps, gradients_out),
+    if not Path(corpus).is_file():
+        raise FileNotFoundError("%s: no extracted corpus (cmake --build --preset default --target corpus)" % corpus)
+    mp.spawn(worker, args=(processes, free_port(), str(source), str(target), steps, gradients_out, str(corpus)),
              nprocs=processes, join=True)
 
 
@@ -93,8 +97,9 @@ def main(argv):
     parser.add_argument("target")
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--corpus", default=str(lt.CORPUS))
     args = parser.parse_args(argv)
-    continue_run(args.source, args.target, args.steps, args.processes)
+    continue_run(args.source, args.target, args.steps, args.processes, corpus=args.corpus)
     return 0
 
 

@@ -3,6 +3,7 @@
 #include "evidence.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 
 #include <llmfs/core/read_file.hpp>
 #include <llmfs/models/decoder.hpp>
+#include <llmfs/text/partition.hpp>
 #include <llmfs/training/checkpoint.hpp>
 
 #include "../ch35-checkpoints/evidence.hpp"
@@ -105,6 +107,8 @@ std::vector<std::vector<double>> records(const std::string& text, std::string_vi
   const auto run = records(text, "RUN|", "processes=");
   e.ddp_losses = records(text, "RUN|", "losses=").at(0);
   e.processes = static_cast<std::size_t>(run.at(0).at(0));
+  e.torch_train_tokens =
+      static_cast<std::size_t>(records(text, "DATA|", "tokens=").at(0).at(0));
   const auto ids = records(text, "GREEDY|", "ids=");
   e.torch_greedy_equal =
       i == z.size() && ids.size() == 1 &&
@@ -128,16 +132,35 @@ void exercises(Evidence& e, std::size_t batch) {
 }
 // endregion: exercise-answers
 
+// region: training-partition
+// The book's training partition (Chapter 2's manifest), its documents joined in corpus
+// order and encoded with the checkpoint's own tokenizer: what PyTorch drew windows
+// from.
+[[nodiscard]] Step<std::vector<TokenId>> training_tokens(
+    const llmfs::text::Tokenizer& tokenizer) {
+  const auto text = LLMFS_TRY_AT(
+      "corpus",
+      llmfs::text::read_partitioned_corpus(LLMFS_CORPUS_PATH, LLMFS_PARTITIONS_PATH));
+  std::string train;
+  for (std::size_t d : llmfs::text::indices(text.partitions, llmfs::text::Split::train))
+    train += text.corpus.documents[d].text;
+  return tokenizer.encode(train);
+}
+// endregion: training-partition
+
 // region: cpp-continuation
 // Chapter 35's C++ run, resumed from the same file and trained the same steps on one
-// process: its θ, m and v against those PyTorch's processes wrote.
+// process over the same training partition: its θ, m and v against PyTorch's.
 [[nodiscard]] Step<void> continue_in_cpp(const training::TrainingState& torch_state,
+                                         const llmfs::text::Tokenizer& tokenizer,
                                          Evidence& e) {
   const auto start =
       LLMFS_TRY_AT("start", training::load_checkpoint(LLMFS_DDP_REFERENCE_DIR
                                                       "/ch35_checkpoint.safetensors",
                                                       ch35::layout_of(ch35::kConfig)));
   auto session = LLMFS_TRY(ch35::resume(start));
+  session.tokens = LLMFS_TRY(training_tokens(tokenizer));
+  e.train_tokens = session.tokens.size();
   while (session.step < torch_state.step)
     e.cpp_losses.push_back(LLMFS_TRY(ch35::train_step(session)));
   const auto cpp = LLMFS_TRY(ch35::capture(session));
@@ -201,7 +224,7 @@ Step<Evidence> gather() {
   e.generated = e.prompt;
   LLMFS_TRY(greedy(model, e, kGreedyTokens));
   LLMFS_TRY(compare_with_torch(model, e));
-  LLMFS_TRY(continue_in_cpp(state, e));
+  LLMFS_TRY(continue_in_cpp(state, tokenizer, e));
   exercises(e, std::stoull(file.metadata.at("config.batch.size")));
   const auto generated =
       LLMFS_TRY_AT("decode bytes", tokenizer.decode_bytes(e.generated));
@@ -218,9 +241,10 @@ std::string render_report(const Evidence& e) {
   out += fmt::format("pytorch_ddp=processes:{} losses:[{:.6f}]\n", e.processes,
                      fmt::join(e.ddp_losses, ","));
   out += fmt::format(
-      "cpp_same_steps=losses:[{:.6f}] max_abs_difference_theta_m_v:{:.1e} "
-      "counters_equal:{}\n",
-      fmt::join(e.cpp_losses, ","), e.cpp_max_difference, e.cpp_counters_equal);
+      "cpp_same_steps=train_partition_tokens:{} losses:[{:.6f}] "
+      "max_abs_difference_theta_m_v:{:.1e} counters_equal:{}\n",
+      e.train_tokens, fmt::join(e.cpp_losses, ","), e.cpp_max_difference,
+      e.cpp_counters_equal);
   out += fmt::format("checkpoint=file:ch43_continued.safetensors step:{} adamw_t:{}\n",
                      e.step, e.adamw_t);
   out += fmt::format("resaved_by_cpp=bytes_equal:{}/{}\n", e.bytes_equal, e.file_bytes);
@@ -252,6 +276,41 @@ std::string render_trace(const Evidence& e) {
     out += fmt::format("GREEDY|step={}|id={}|logit={:.6f}\n", i,
                        e.generated[e.prompt.size() + i], e.best_logits[i]);
   return out;
+}
+
+// region: round-trip
+Step<RoundTrip> round_trip(const std::filesystem::path& original,
+                           const std::filesystem::path& copy) {
+  const auto a = LLMFS_TRY_AT("original", training::load_tensor_file(original));
+  const auto b = LLMFS_TRY_AT("copy", training::load_tensor_file(copy));
+  RoundTrip r{.tensors = a.tensors.size(), .metadata_equal = a.metadata == b.metadata};
+  for (std::size_t i = 0; i < std::min(a.tensors.size(), b.tensors.size()); ++i) {
+    const auto& x = a.tensors[i];
+    const auto& y = b.tensors[i];
+    r.values += x.values.size();
+    if (x.name != y.name || x.shape != y.shape || x.values.size() != y.values.size())
+      continue;
+    for (std::size_t k = 0; k < x.values.size(); ++k)
+      r.values_equal += std::bit_cast<std::uint64_t>(x.values[k]) ==
+                        std::bit_cast<std::uint64_t>(y.values[k]);
+  }
+  r.tensors_equal = a.tensors.size() == b.tensors.size();
+  const auto x = LLMFS_TRY_AT("original bytes", llmfs::read_file(original));
+  const auto y = LLMFS_TRY_AT("copy bytes", llmfs::read_file(copy));
+  r.bytes = x.size();
+  for (std::size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+    r.bytes_equal += x[i] == y[i] ? 1 : 0;
+  r.bytes_equal = x.size() == y.size() ? r.bytes_equal : 0;
+  return r;
+}
+// endregion: round-trip
+
+std::string render_round_trip(const RoundTrip& r) {
+  return fmt::format(
+      "round_trip=tensors:{} tensor_count_equal:{} values_bit_equal:{}/{} "
+      "metadata_equal:{} bytes_equal:{}/{}\n",
+      r.tensors, r.tensors_equal, r.values_equal, r.values, r.metadata_equal,
+      r.bytes_equal, r.bytes);
 }
 
 }  // namespace ch43

@@ -4,6 +4,7 @@
 // DistributedDataParallel, read back by the C++ program of Chapters 32 and 35.
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -23,12 +24,14 @@ struct Evidence {
   std::vector<double>
       cpp_losses;                 ///< chapter 35's C++ run continued the same two steps
   double cpp_max_difference = 0;  ///< max |θ, m, v (C++) − θ, m, v (PyTorch DDP)|
-  bool cpp_counters_equal = false;  ///< step, t and generator state equal
-  std::size_t file_bytes = 0;       ///< size of the file PyTorch wrote
-  std::size_t bytes_equal = 0;      ///< bytes equal after the C++ writes it again
-  std::uint64_t step = 0;           ///< training steps completed
-  std::uint64_t adamw_t = 0;        ///< AdamW's step counter t
-  std::size_t parameters = 0;       ///< scalar parameters of the model
+  bool cpp_counters_equal = false;     ///< step, t and generator state equal
+  std::size_t train_tokens = 0;        ///< tokens of the encoded training partition
+  std::size_t torch_train_tokens = 0;  ///< the same count from PyTorch's data file
+  std::size_t file_bytes = 0;          ///< size of the file PyTorch wrote
+  std::size_t bytes_equal = 0;         ///< bytes equal after the C++ writes it again
+  std::uint64_t step = 0;              ///< training steps completed
+  std::uint64_t adamw_t = 0;           ///< AdamW's step counter t
+  std::size_t parameters = 0;          ///< scalar parameters of the model
   std::vector<llmfs::text::TokenId> prompt;     ///< the prompt's ids
   std::vector<llmfs::text::TokenId> generated;  ///< prompt + greedy ids
   std::vector<double> best_logits;      ///< the winning logit of each greedy step
@@ -41,6 +44,31 @@ struct Evidence {
   std::vector<std::size_t>
       zero_bytes;  ///< exercise 2: DDP, ZeRO-1, -2, -3 bytes/process
 };
+
+/// Two checkpoint files compared: the one C++ wrote and PyTorch's copy of it.
+struct RoundTrip {
+  std::size_t tensors = 0;       ///< tensors of the original
+  bool tensors_equal = false;    ///< the copy holds as many
+  std::size_t values = 0;        ///< doubles of the original
+  std::size_t values_equal = 0;  ///< of them, equal bit for bit (name and shape too)
+  bool metadata_equal = false;   ///< every metadata entry equal
+  std::size_t bytes = 0;         ///< bytes of the original file
+  std::size_t bytes_equal = 0;   ///< equal at the same offset (0 if sizes differ)
+
+  /// True when every value, the metadata and every byte are equal.
+  [[nodiscard]] bool equal() const noexcept {
+    return tensors_equal && values_equal == values && metadata_equal &&
+           bytes_equal == bytes;
+  }
+};
+
+/// Reads both checkpoint files with Chapter 35's reader and compares them.
+/// \return the comparison, or the failed step (`original`, `copy`, ... bytes) with the
+///         reader's error naming the path.
+[[nodiscard]] Step<RoundTrip> round_trip(const std::filesystem::path& original,
+                                         const std::filesystem::path& copy);
+/// The one line `round_trip=...` of a comparison.
+[[nodiscard]] std::string render_round_trip(const RoundTrip& r);
 
 /// Loads, re-encodes, generates and compares. \return a failed step named.
 [[nodiscard]] Step<Evidence> gather();

@@ -2,6 +2,7 @@
 // two steps of DistributedDataParallel is read by Chapter 35's loader, written again
 // byte for byte, continues the C++ run's counters, and gives Chapter 32's forward the
 // logits and greedy ids PyTorch computed (python/test_ddp.py checks the Python side).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <llmfs/core/read_file.hpp>
@@ -46,6 +47,38 @@ TEST(Appendix, OneProcessCppContinuationEqualsTwoProcessPyTorch) {
     EXPECT_NEAR(evidence().cpp_losses[i], evidence().ddp_losses[i], 1e-12);
   EXPECT_LE(evidence().cpp_max_difference, 1e-12);
   EXPECT_TRUE(evidence().cpp_counters_equal);
+}
+
+// Both sides drew their windows from the same data: the book's training partition,
+// encoded with the checkpoint's tokenizer, has as many tokens in C++ as in PyTorch (and
+// fewer than its 3,773,580 bytes, since a merge only shortens, but more than half).
+TEST(Appendix, BothSidesEncodeTheSameTrainingPartition) {
+  EXPECT_EQ(evidence().train_tokens, evidence().torch_train_tokens);
+  EXPECT_GT(evidence().train_tokens, 3773580u / 2);
+  EXPECT_LT(evidence().train_tokens, 3773580u);
+}
+
+// C++ -> C++ through round_trip(): a file equals itself in every value and byte; a
+// missing file is a typed error naming its path (ch43.round_trip_cpp_torch_cpp runs the
+// PyTorch leg).
+TEST(Appendix, RoundTripComparesValuesAndBytesAndNamesABadPath) {
+  const std::string file =
+      std::string(LLMFS_DDP_REFERENCE_DIR) + "/ch35_checkpoint.safetensors";
+  const auto same = ch43::round_trip(file, file);
+  ASSERT_TRUE(same.has_value());
+  EXPECT_TRUE(same->equal());
+  EXPECT_EQ(same->values, 8232u);  // 2744 values, 2744 first and 2744 second moments
+  EXPECT_EQ(same->bytes, 69864u);
+  const std::string other =
+      std::string(LLMFS_DDP_REFERENCE_DIR) + "/ch43_continued.safetensors";
+  const auto different = ch43::round_trip(file, other);
+  ASSERT_TRUE(different.has_value());
+  EXPECT_FALSE(different->equal());
+  EXPECT_LT(different->values_equal, different->values);
+  const auto missing = ch43::round_trip(file, "/nonexistent/ch43.safetensors");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_NE(fmt::format("{}", missing.error()).find("/nonexistent/ch43.safetensors"),
+            std::string::npos);
 }
 
 TEST(Appendix, LogitsEqualPyTorchsWithin1e12) {

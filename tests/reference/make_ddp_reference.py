@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Write (or check) the appendix "Outgrowing one machine" reference (chapter 43).
 
-    /usr/bin/python3 tests/reference/make_ddp_reference.py          # rewrite
-    /usr/bin/python3 tests/reference/make_ddp_reference.py --check  # exit 1 if stale
+    /usr/bin/python3 tests/reference/make_ddp_reference.py [CORPUS]          # rewrite
+    /usr/bin/python3 tests/reference/make_ddp_reference.py [CORPUS] --check  # exit 1 if stale
+
+CORPUS is the extracted King James text (default build/default/corpus/kjv.txt): the
+windows of the two steps come from its training partition (tools/corpus-partitions.tsv).
 
 Continues Chapter 35's committed checkpoint (step 8) for two steps with
 DistributedDataParallel on two gloo processes (python/train_ddp.py), and keeps:
@@ -15,6 +18,8 @@ Records of ch43_logits.txt (numbers with 17 significant digits):
 
     FILE|sha256=..|step=..|adamw_t=..
     RUN|processes=2|steps=2|losses=l_1,l_2     the mean loss of each step over both processes
+    DATA|partition=train|bytes=..|tokens=..    the training partition the windows come from:
+                                               its bytes, and its tokens under the file's BPE
     PROMPT|text=In the beginning|ids=..
     LOGITS|position=t|values=v_0,...,v_{V-1}
     GREEDY|tokens=n|ids=..
@@ -52,8 +57,11 @@ def greedy(model, ids, count):
     return ids
 
 
-def reference(path, losses):
+def reference(path, losses, corpus):
     run = lt.load_run(path)
+    split = lt.read_manifest(lt.PARTITIONS)
+    train = b"".join(t for title, t in lt.read_documents(corpus) if split[title] == "train")
+    tokens = lt.training_tokens(corpus, run.metadata["tokenizer.merges"])
     ids = run.encode(PROMPT)
     with torch.no_grad():
         logits = run.model(torch.tensor([ids]))[0]
@@ -61,6 +69,7 @@ def reference(path, losses):
     lines = ["FILE|sha256=%s|step=%d|adamw_t=%s" % (hashlib.sha256(Path(path).read_bytes()).hexdigest(),
                                                     run.step, run.metadata["adamw.t"]),
              "RUN|processes=%d|steps=%d|losses=%s" % (PROCESSES, len(losses), ",".join("%.17g" % x for x in losses)),
+             "DATA|partition=train|bytes=%d|tokens=%d" % (len(train), len(tokens)),
              "PROMPT|text=%s|ids=%s" % (PROMPT, ",".join(str(i) for i in ids))]
     for t, row in enumerate(logits.tolist()):
         lines.append("LOGITS|position=%d|values=%s" % (t, ",".join("%.17g" % v for v in row)))
@@ -68,11 +77,12 @@ def reference(path, losses):
     return "\n".join(lines) + "\n"
 
 
-def main(check):
+def main(check, corpus):
     with tempfile.TemporaryDirectory() as scratch:
         fresh = os.path.join(scratch, "continued.safetensors")
         side = os.path.join(scratch, "run.pt")
-        train_ddp.continue_run(lt.CH35_CHECKPOINT, fresh, steps=2, processes=PROCESSES, gradients_out=side)
+        train_ddp.continue_run(lt.CH35_CHECKPOINT, fresh, steps=2, processes=PROCESSES, gradients_out=side,
+                               corpus=corpus)
         losses = torch.load(side)["losses"]
         data = Path(fresh).read_bytes()
         if check:
@@ -82,8 +92,9 @@ def main(check):
         else:
             os.replace(fresh, CONTINUED)
             print("wrote %s" % CONTINUED)
-        return write_or_check(DATA, reference(CONTINUED, losses), check, RERUN)
+        return write_or_check(DATA, reference(CONTINUED, losses, corpus), check, RERUN)
 
 
 if __name__ == "__main__":
-    sys.exit(main("--check" in sys.argv[1:]))
+    rest = [a for a in sys.argv[1:] if a != "--check"]
+    sys.exit(main("--check" in sys.argv[1:], rest[0] if rest else str(lt.CORPUS)))
