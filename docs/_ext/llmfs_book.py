@@ -391,7 +391,8 @@ class TraceDiagramDirective(_BookDirective):
 class LogFigureDirective(_BookDirective):
     """A long run's figure: an SVG that a script in tools/ drew from a committed log (the test
     book.figures redraws it and compares), inlined so that its currentColor follows the light
-    and dark themes (an <img> would not inherit the page's colour). The caption names the log."""
+    and dark themes (an <img> would not inherit the page's colour). The caption names the log;
+    the text alternative lists the figure's label and the <title> of every marked point."""
 
     required_arguments = 1
     has_content = False
@@ -413,11 +414,19 @@ class LogFigureDirective(_BookDirective):
         body = (root / rel).read_text(encoding="utf-8")
         if not body.lstrip().startswith("<svg") or "aria-label=" not in body:
             raise BookError(f"{rel}: expected an <svg> element with an aria-label")
+        # The text alternative: the figure's label and every marked point's <title>, in order.
+        points = [html.unescape(t) for t in re.findall(r"<title>(.*?)</title>", body, flags=re.S)]
+        if not points:
+            raise BookError(f"{rel}: no <title> on any point, so the figure has no text alternative")
+        label = html.unescape(re.search(r'aria-label="([^"]*)"', body).group(1))
+        alternative = "\n".join([label, *points])
         for dep in (rel, log):
             self.env.note_dependency(str(root / dep))
         figure = nodes.figure("", classes=["llmfs-diagram", "llmfs-log-figure"])
         figure["ids"].append(nodes.make_id(f"figure-{Path(rel).stem}"))
         figure += nodes.raw("", f'<div class="llmfs-diagram-body">{body}</div>', format="html")
+        figure += nodes.raw("", f'<details class="llmfs-diagram-text"><summary>Read this figure as text'
+                                f'</summary><pre>{html.escape(alternative)}</pre></details>', format="html")
         caption = nodes.caption("", "")
         inline, messages = self.caption_nodes(title)
         caption += inline
