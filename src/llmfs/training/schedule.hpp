@@ -32,7 +32,6 @@ struct LearningRateSchedule {
 [[nodiscard]] std::expected<void, TrainingError> check_schedule(
     const LearningRateSchedule& schedule);
 
-// region: schedule-api
 /// η at step s (1 … S): η_max·s/W while s ≤ W; afterwards, with progress
 /// p = (s − W)/(S − W), η_min + ½(η_max − η_min)(1 + cos πp). So η(W) = η_max and
 /// η(S) = η_min; after the warmup every rate is in [η_min, η_max], up to one rounding.
@@ -40,6 +39,5 @@ struct LearningRateSchedule {
 /// or s > S.
 [[nodiscard]] std::expected<double, TrainingError> learning_rate(
     const LearningRateSchedule& schedule, std::size_t step);
-// endregion: schedule-api
 
 }  // namespace llmfs::training
