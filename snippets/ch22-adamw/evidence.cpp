@@ -2,9 +2,9 @@
 #include "evidence.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
+
+#include "../common/reference_records.hpp"
 
 namespace ch22 {
 
@@ -13,15 +13,8 @@ namespace {
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 using namespace llmfs::training;
-using Record = std::map<std::string, std::string>;
-
-std::vector<double> numbers(const std::string& text) {
-  std::vector<double> out;
-  std::istringstream parts(text);
-  for (std::string item; std::getline(parts, item, ',');)
-    out.push_back(std::stod(item));
-  return out;
-}
+using snippets::read_reference_records;
+constexpr auto numbers = snippets::reference_numbers;
 
 Tensor tensor_of(const std::vector<double>& values) {
   return Tensor::from(Shape{values.size()}, values).value();
@@ -102,28 +95,12 @@ void advance(ErrorBound& e, double m0, double v0, double g, double m, double v,
 }
 // endregion: rounding-bound
 
-std::vector<std::pair<std::string, Record>> read_records(const char* path) {
-  std::vector<std::pair<std::string, Record>> out;
-  std::ifstream file(path);
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream parts(line);
-    std::string kind, field;
-    std::getline(parts, kind, '|');
-    Record r;
-    while (std::getline(parts, field, '|'))
-      r[field.substr(0, field.find('='))] = field.substr(field.find('=') + 1);
-    out.emplace_back(kind, std::move(r));
-  }
-  return out;
-}
-
 }  // namespace
 
 // The reference's gradients fed to the library's AdamW step by step; after each kept
 // step θ is compared with torch's, beside the bound accumulated so far.
 Step<Replay> replay_reference() {
-  const auto records = read_records(LLMFS_ADAMW_REFERENCE_PATH);
+  const auto records = read_reference_records(LLMFS_ADAMW_REFERENCE_PATH);
   AdamWHyper h;
   std::vector<ParameterGroup> groups;
   std::vector<Tensor> values, grads;

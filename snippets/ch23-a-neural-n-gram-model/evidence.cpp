@@ -2,13 +2,13 @@
 #include "evidence.hpp"
 
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <llmfs/autograd/tape_gradcheck.hpp>
 #include <llmfs/eval/metrics.hpp>
 #include <llmfs/training/batches.hpp>
+
+#include "../common/reference_records.hpp"
 
 namespace ch23 {
 
@@ -19,7 +19,6 @@ using llmfs::models::NgramConfig;
 using llmfs::models::NgramMlp;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
-using Record = std::map<std::string, std::string>;
 
 std::vector<Tensor> fixture_values(const std::vector<double>& output_weight) {
   const std::vector<Shape> shapes = {Shape{4, 1}, Shape{2, 1}, Shape{1}, Shape{1, 4},
@@ -149,25 +148,8 @@ Step<std::vector<CurvePoint>> train(
 // endregion: training-loop
 
 Step<Replay> replay_reference() {
-  std::ifstream file(LLMFS_NGRAM_REFERENCE_PATH);
-  std::vector<std::pair<std::string, Record>> records;
-  for (std::string line; std::getline(file, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream parts(line);
-    std::string kind, field;
-    std::getline(parts, kind, '|');
-    Record r;
-    while (std::getline(parts, field, '|'))
-      r[field.substr(0, field.find('='))] = field.substr(field.find('=') + 1);
-    records.emplace_back(kind, std::move(r));
-  }
-  const auto numbers = [](const std::string& text) {
-    std::vector<double> out;
-    std::istringstream parts(text);
-    for (std::string item; std::getline(parts, item, ',');)
-      out.push_back(std::stod(item));
-    return out;
-  };
+  const auto records = snippets::read_reference_records(LLMFS_NGRAM_REFERENCE_PATH);
+  const auto numbers = snippets::reference_numbers;
   const auto tokens = [&](const std::string& text) {
     std::vector<llmfs::text::TokenId> out;
     for (double v : numbers(text))
