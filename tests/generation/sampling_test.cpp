@@ -105,7 +105,9 @@ TEST(Sampling, RandomRowsMatchTheNaiveReference) {
     for (std::size_t i = 0; i < z.size(); ++i) {
       EXPECT_NEAR(s.probabilities[i], want[i], 1e-12)
           << "trial " << trial << " id " << i;
-      if (!kept[i]) EXPECT_EQ(s.probabilities[i], 0.0);
+      if (!kept[i]) {
+        EXPECT_EQ(s.probabilities[i], 0.0);
+      }
       sum += s.probabilities[i];
     }
     EXPECT_NEAR(sum, 1.0, 1e-12) << "trial " << trial;
@@ -164,15 +166,15 @@ TEST(Sampling, ExtremeTemperaturesStayFinite) {
 
 TEST(Sampling, EmpiricalFrequenciesStayWithinFiveStandardDeviations) {
   // Bound: a correct sampler's count of token i is Binomial(N, p_i); |count − N·p_i| >
-  // 5·√(N·p_i·(1 − p_i)) has probability below 6e−7 per token (normal approximation,
-  // N·p_i ≥ 2000 here). The seeds are fixed, so the test is deterministic.
+  // 5·√(N·p_i·(1 − p_i)) has probability below 6e−7 per token (normal approximation;
+  // every kept token here has N·p_i > 1400). The seeds are fixed: deterministic.
   SplitMix64 rows(3604);
   for (int trial = 0; trial < 5; ++trial) {
     auto z = random_row(rows);
     z.resize(std::max<std::size_t>(z.size(), 3), 0.5);
     const SamplingConfig config{.temperature = 1.5, .top_k = 3};
     const auto p = sampling_distribution(z, config).value();
-    const std::size_t draws = 40000;
+    const std::size_t draws = 20000;
     std::vector<std::size_t> counts(z.size(), 0);
     SplitMix64 rng(static_cast<std::uint64_t>(100 + trial));
     for (std::size_t n = 0; n < draws; ++n)
@@ -237,7 +239,9 @@ TEST(Sampling, RefusalsAreTypedAndLeaveTheGeneratorUntouched) {
   const auto code = [&](const std::vector<double>& row, const SamplingConfig& config) {
     SplitMix64 rng(5);
     const auto result = sample_token(row, config, rng);
-    EXPECT_EQ(rng, SplitMix64(5));
+    if (!result) {
+      EXPECT_EQ(rng, SplitMix64(5)) << "a refused call drew a uniform";
+    }
     return result ? std::optional<SamplingErrorCode>() : result.error().code;
   };
   using C = SamplingErrorCode;
