@@ -37,7 +37,6 @@ namespace {
 }
 // endregion: predict-draw
 
-// region: sweeps
 // τ from 0.01 to 4 without a cut; k from 1 to 6 (> V) at τ = 1; greedy on the fixture.
 [[nodiscard]] Step<void> sweep(Evidence& e) {
   for (double tau : {0.01, 0.25, 0.5, 1.0, 2.0, 4.0})
@@ -57,9 +56,7 @@ namespace {
   e.greedy_left_rng = rng == SplitMix64(kSeed);
   return {};
 }
-// endregion: sweeps
 
-// region: frequencies
 // kDraws draws at τ = 1 without a cut, counted per token, each count against N·p.
 [[nodiscard]] Step<Frequencies> count_draws() {
   const auto p = LLMFS_TRY_AT("frequencies", sampling_distribution(kLogits, {}));
@@ -78,7 +75,6 @@ namespace {
   }
   return f;
 }
-// endregion: frequencies
 
 // Twelve draws at τ = 1 from a fresh generator seeded `seed`.
 [[nodiscard]] Step<std::vector<TokenId>> run(std::uint64_t seed) {

@@ -47,7 +47,8 @@ namespace {
 
 // region: logit-checks
 /// NaN and +∞ are refused; −∞ is a masked token; at least one logit must be finite.
-std::expected<void, SamplingError> validate_logits(std::span<const double> logits) {
+[[nodiscard]] std::expected<void, SamplingError> validate_logits(
+    std::span<const double> logits) {
   if (logits.empty()) return reject(SamplingErrorCode::empty_logits, "logits");
   bool any_finite = false;
   for (std::size_t i = 0; i < logits.size(); ++i) {
@@ -150,8 +151,8 @@ namespace {
 
 // region: distribution-checks
 /// u in [0, 1); every p finite and ≥ 0; returns the last id of positive probability.
-std::expected<std::size_t, SamplingError> check_draw(std::span<const double> p,
-                                                     double u) {
+[[nodiscard]] std::expected<std::size_t, SamplingError> check_draw(
+    std::span<const double> p, double u) {
   if (!(u >= 0.0 && u < 1.0))
     return reject(SamplingErrorCode::bad_uniform, "inverse CDF",
                   fmt::format("u {}", u));
