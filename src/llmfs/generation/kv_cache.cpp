@@ -224,7 +224,7 @@ namespace {
                                              : std::numeric_limits<std::size_t>::max();
   if (input[1] > cache.capacity() - cache.length() || end > positions) {
     return reject(CacheErrorCode::capacity_exceeded, stage,
-                  fmt::format("{} filled + {} new > T_max {} (RoPE positions {})",
+                  fmt::format("{} filled + {} new > T_max {}, RoPE positions {}",
                               cache.length(), input[1], cache.capacity(), positions));
   }
   return {};
