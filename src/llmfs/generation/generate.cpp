@@ -310,18 +310,6 @@ namespace {
   return out;
 }
 
-// The logits of the next position: through the cache (only the newest token is fed),
-// or from scratch (every token again, from an empty cache).
-[[nodiscard]] std::expected<tensor::Tensor, GenerationError> next_logits(
-    const models::DecoderModel& model, const autograd::TokenGrid& sequence,
-    const autograd::TokenGrid& fresh, ModelCache& cache, Decoding decoding) {
-  if (decoding == Decoding::uncached) {
-    cache.clear();
-    return LLMFS_TRY(forward_cached(model, sequence, cache));
-  }
-  return LLMFS_TRY(forward_cached(model, fresh, cache));
-}
-
 }  // namespace
 
 // region: generate
@@ -336,13 +324,16 @@ std::expected<Generation, GenerationError> generate(const models::DecoderModel& 
   Generation out{.tokens = prompt,
                  .prompt_length = prompt.time,
                  .step_logits = {},
-                 .cache_lengths = {}};
+                 .cache_lengths = {},
+                 .positions_computed = 0};
   // The prefill: every prompt token at once
   autograd::TokenGrid fresh = prompt;
   for (std::size_t step = 0; step < max_new_tokens; ++step) {
     // Logits of the last position choose each row's next token
-    auto logits = last_position(
-        LLMFS_TRY(next_logits(model, out.tokens, fresh, cache, decoding)));
+    const autograd::TokenGrid& fed = decoding == Decoding::cached ? fresh : out.tokens;
+    if (decoding == Decoding::uncached) cache.clear();
+    auto logits = last_position(LLMFS_TRY(forward_cached(model, fed, cache)));
+    out.positions_computed += fed.ids.size();
     if (decoding == Decoding::cached) out.cache_lengths.push_back(cache.length());
     auto next = LLMFS_TRY(choose_all(logits, choose));
     out.tokens = extended(out.tokens, next);

@@ -155,6 +155,9 @@ struct Generation {
   /// The cache's length after each step's forward pass (cached decoding; empty for
   /// uncached): L after the prefill, then L+1, L+2, ...
   std::vector<std::size_t> cache_lengths;
+  /// Token positions that went through the model, summed over steps and rows: `B·(L+n−1)`
+  /// cached, `B·Σ_s (L+s)` uncached — the work per token, O(1) against O(T) positions.
+  std::size_t positions_computed = 0;
 };
 
 /// Continues every row of `prompt [B, L]` by `max_new_tokens` tokens: the prompt's
