@@ -12,7 +12,7 @@
 
 namespace ch38 {
 
-using llmfs::generation::Decoding;
+using llmfs::generation::CacheMode;
 using llmfs::generation::generate;
 using llmfs::generation::greedy_chooser;
 using llmfs::models::DecoderModel;
@@ -76,10 +76,10 @@ Step<void> gather_demo(Evidence& out) {
     out.prompt.ids.push_back(static_cast<int>(rng.next_u64() % kDemoConfig.vocab_size));
   // The same prompt, chooser and model: once through the cache, once from scratch
   out.cached = LLMFS_TRY_AT("cached", generate(model, out.prompt, kDemoNewTokens,
-                                               greedy_chooser(), Decoding::cached));
+                                               greedy_chooser(), CacheMode::cached));
   out.uncached =
       LLMFS_TRY_AT("uncached", generate(model, out.prompt, kDemoNewTokens,
-                                        greedy_chooser(), Decoding::uncached));
+                                        greedy_chooser(), CacheMode::uncached));
   for (std::size_t i = 0; i < out.cached.tokens.ids.size(); ++i)
     out.token_mismatches += out.cached.tokens.ids[i] != out.uncached.tokens.ids[i];
   out.max_logit_difference =

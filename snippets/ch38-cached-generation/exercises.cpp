@@ -99,11 +99,11 @@ Step<Exercises> answer_exercises(const Evidence& p) {
   DecoderConfig small = kFixtureConfig;
   small.context_length = 101;
   const auto model = LLMFS_TRY_AT("model", DecoderModel::create(small));
-  for (auto decoding :
-       {llmfs::generation::Decoding::cached, llmfs::generation::Decoding::uncached}) {
+  for (auto mode :
+       {llmfs::generation::CacheMode::cached, llmfs::generation::CacheMode::uncached}) {
     const auto g = LLMFS_TRY_AT(
-        "exercise 4", generate(model, {1, 1, {0}}, 100, greedy_chooser(), decoding));
-    (decoding == llmfs::generation::Decoding::cached ? e.cached_100 : e.uncached_100) =
+        "exercise 4", generate(model, {1, 1, {0}}, 100, greedy_chooser(), mode));
+    (mode == llmfs::generation::CacheMode::cached ? e.cached_100 : e.uncached_100) =
         g.positions_computed;
   }
   return e;

@@ -19,7 +19,7 @@ namespace {
 
 using llmfs::SplitMix64;
 using llmfs::autograd::TokenGrid;
-using llmfs::generation::Decoding;
+using llmfs::generation::CacheMode;
 using llmfs::generation::forward_cached;
 using llmfs::generation::generate;
 using llmfs::generation::GenerationErrorCode;
@@ -110,9 +110,9 @@ TEST(Generation, CachedAndUncachedAgreeTokenForTokenWithBatchTwo) {
     const std::size_t pick = (bits + row) % logits.size();
     return static_cast<llmfs::text::TokenId>(pick);
   };
-  const auto cached = generate(model, prompt, 64, chooser, Decoding::cached).value();
+  const auto cached = generate(model, prompt, 64, chooser, CacheMode::cached).value();
   const auto uncached =
-      generate(model, prompt, 64, chooser, Decoding::uncached).value();
+      generate(model, prompt, 64, chooser, CacheMode::uncached).value();
   ASSERT_EQ(cached.tokens.time, 69u);
   EXPECT_EQ(cached.tokens.ids, uncached.tokens.ids);
   ASSERT_EQ(cached.step_logits.size(), 64u);

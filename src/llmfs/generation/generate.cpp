@@ -317,7 +317,7 @@ std::expected<Generation, GenerationError> generate(const models::DecoderModel& 
                                                     const autograd::TokenGrid& prompt,
                                                     std::size_t max_new_tokens,
                                                     const NextTokenChooser& choose,
-                                                    Decoding decoding) {
+                                                    CacheMode mode) {
   LLMFS_TRY(check_ids(prompt, model.config()));
   LLMFS_TRY(check_length(prompt, max_new_tokens, model.config()));
   auto cache = LLMFS_TRY(ModelCache::create(model.config(), prompt.batch));
@@ -330,11 +330,11 @@ std::expected<Generation, GenerationError> generate(const models::DecoderModel& 
   autograd::TokenGrid fresh = prompt;
   for (std::size_t step = 0; step < max_new_tokens; ++step) {
     // Logits of the last position choose each row's next token
-    const autograd::TokenGrid& fed = decoding == Decoding::cached ? fresh : out.tokens;
-    if (decoding == Decoding::uncached) cache.clear();
+    const autograd::TokenGrid& fed = mode == CacheMode::cached ? fresh : out.tokens;
+    if (mode == CacheMode::uncached) cache.clear();
     auto logits = last_position(LLMFS_TRY(forward_cached(model, fed, cache)));
     out.positions_computed += fed.ids.size();
-    if (decoding == Decoding::cached) out.cache_lengths.push_back(cache.length());
+    if (mode == CacheMode::cached) out.cache_lengths.push_back(cache.length());
     auto next = LLMFS_TRY(choose_all(logits, choose));
     out.tokens = extended(out.tokens, next);
     out.step_logits.push_back(std::move(logits));

@@ -140,7 +140,7 @@ using NextTokenChooser = std::function<std::expected<text::TokenId, std::string>
 [[nodiscard]] NextTokenChooser greedy_chooser();
 
 /// How generate() computes each step's logits.
-enum class Decoding {
+enum class CacheMode {
   cached,  ///< prefill once, then one token per step through the cache: O(T) per token
   uncached,  ///< the whole sequence again from an empty cache every step: O(T²) per
              ///< token
@@ -152,11 +152,12 @@ struct Generation {
   std::size_t prompt_length = 0;  ///< L
   /// The logits `[B, V]` each new token was chosen from, one per step.
   std::vector<tensor::Tensor> step_logits;
-  /// The cache's length after each step's forward pass (cached decoding; empty for
+  /// The cache's length after each step's forward pass (cached mode; empty for
   /// uncached): L after the prefill, then L+1, L+2, ...
   std::vector<std::size_t> cache_lengths;
-  /// Token positions that went through the model, summed over steps and rows: `B·(L+n−1)`
-  /// cached, `B·Σ_s (L+s)` uncached — the work per token, O(1) against O(T) positions.
+  /// Token positions that went through the model, summed over steps and rows:
+  /// `B·(L+n−1)` cached, `B·Σ_s (L+s)` uncached — the work per token, O(1) against O(T)
+  /// positions.
   std::size_t positions_computed = 0;
 };
 
@@ -170,7 +171,7 @@ struct Generation {
 [[nodiscard]] std::expected<Generation, GenerationError> generate(
     const models::DecoderModel& model, const autograd::TokenGrid& prompt,
     std::size_t max_new_tokens, const NextTokenChooser& choose,
-    Decoding decoding = Decoding::cached);
+    CacheMode mode = CacheMode::cached);
 // endregion: generate-api
 
 }  // namespace llmfs::generation
