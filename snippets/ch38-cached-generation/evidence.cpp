@@ -17,6 +17,14 @@ using llmfs::generation::generate;
 using llmfs::generation::greedy_chooser;
 using llmfs::models::DecoderModel;
 
+llmfs::generation::NextTokenChooser demo_chooser() {
+  return llmfs::generation::sampling_chooser(
+      {.temperature = kDemoTemperature,
+       .top_k = std::nullopt,
+       .decoding = llmfs::generation::Decoding::sample},
+      kDemoSamplingSeed);
+}
+
 double max_step_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   double worst = 0.0;
   for (std::size_t s = 0; s < std::min(a.size(), b.size()); ++s)
@@ -74,12 +82,12 @@ Step<void> gather_demo(Evidence& out) {
   out.prompt = {kDemoBatch, kDemoPrompt, {}};
   for (std::size_t i = 0; i < kDemoBatch * kDemoPrompt; ++i)
     out.prompt.ids.push_back(static_cast<int>(rng.next_u64() % kDemoConfig.vocab_size));
-  // The same prompt, chooser and model: once through the cache, once from scratch
+  // The same prompt, sampler seed and model: once through the cache, once from scratch
   out.cached = LLMFS_TRY_AT("cached", generate(model, out.prompt, kDemoNewTokens,
-                                               greedy_chooser(), CacheMode::cached));
-  out.uncached =
-      LLMFS_TRY_AT("uncached", generate(model, out.prompt, kDemoNewTokens,
-                                        greedy_chooser(), CacheMode::uncached));
+                                               demo_chooser(), CacheMode::cached));
+  out.uncached = LLMFS_TRY_AT(
+      "uncached",
+      generate(model, out.prompt, kDemoNewTokens, demo_chooser(), CacheMode::uncached));
   for (std::size_t i = 0; i < out.cached.tokens.ids.size(); ++i)
     out.token_mismatches += out.cached.tokens.ids[i] != out.uncached.tokens.ids[i];
   out.max_logit_difference =

@@ -26,7 +26,7 @@ struct Exercises {
   std::size_t gpt_cache_bytes = 0;     ///< exercise 1: N 12, d 768, T_max 1024, B 1
   std::size_t break_even_context = 0;  ///< exercise 2: cache bytes ≥ parameter bytes
   std::size_t parameter_bytes = 0;     ///< exercise 2: the demo model's parameters
-  double batch_vs_alone = 0.0;         ///< exercise 3: row 1 of B = 2 vs alone
+  double batch_vs_alone = 0.0;         ///< exercise 3: row 0 of B = 2 vs alone
   std::size_t cached_100 = 0, uncached_100 = 0;  ///< exercise 4: positions, L 1, n 100
 };
 
@@ -48,6 +48,8 @@ struct Evidence {
 };
 
 /// The largest |a − b| over two equally long lists of `[B,V]` logits.
+/// The demo's chooser, fresh (its generators at their seeds).
+[[nodiscard]] llmfs::generation::NextTokenChooser demo_chooser();
 [[nodiscard]] double max_step_difference(const std::vector<Tensor>& a,
                                          const std::vector<Tensor>& b);
 [[nodiscard]] Step<Exercises> answer_exercises(const Evidence& evidence);

@@ -52,21 +52,21 @@ Step<std::vector<std::pair<std::string, std::string>>> gather_errors() {
 
 namespace {
 
-// Exercise 3: row 1 of the demo batch generated alone, against its logits in the batch.
+// Exercise 3: row 0 of the demo batch generated alone, against its logits in the batch.
 Step<double> batch_against_alone(const Evidence& p) {
   const auto model = LLMFS_TRY_AT("model", DecoderModel::create(kDemoConfig));
   const llmfs::autograd::TokenGrid alone{
       1, kDemoPrompt,
-      std::vector<llmfs::text::TokenId>(p.prompt.ids.begin() + kDemoPrompt,
-                                        p.prompt.ids.end())};
+      std::vector<llmfs::text::TokenId>(p.prompt.ids.begin(),
+                                        p.prompt.ids.begin() + kDemoPrompt)};
   const auto g =
-      LLMFS_TRY_AT("alone", generate(model, alone, kDemoNewTokens, greedy_chooser()));
+      LLMFS_TRY_AT("alone", generate(model, alone, kDemoNewTokens, demo_chooser()));
   double worst = 0.0;
   const std::size_t v = kDemoConfig.vocab_size;
   for (std::size_t s = 0; s < kDemoNewTokens; ++s)
     for (std::size_t i = 0; i < v; ++i)
       worst = std::max(worst, std::abs(g.step_logits[s].values()[i] -
-                                       p.cached.step_logits[s].values()[v + i]));
+                                       p.cached.step_logits[s].values()[i]));
   return worst;
 }
 

@@ -4,7 +4,8 @@
 // (tests/chapters/ch38_*). The Predict model is Chapter 32's (E = 2I, both branches
 // off, T_max = 4), continued greedily from the one-token prompts [2] and [0]. The demo
 // model: Chapter 32's demo sizes with a context of 256, drawn by DecoderModel::create,
-// prompted with 8 seeded tokens per row, B = 2, 200 new tokens.
+// prompted with 8 seeded tokens per row, B = 2, 200 new tokens drawn by Chapter 36's
+// sampler.
 
 #include <cstddef>
 #include <cstdint>
@@ -41,5 +42,8 @@ inline constexpr std::size_t kDemoBatch = 2;
 inline constexpr std::size_t kDemoPrompt = 8;
 inline constexpr std::size_t kDemoNewTokens = 200;
 inline constexpr std::uint64_t kDemoPromptSeed = 3838;
+/// The demo's chooser: Chapter 36's sampler at τ = 1, no top-k cut, seeded.
+inline constexpr std::uint64_t kDemoSamplingSeed = 36;
+inline constexpr double kDemoTemperature = 1.0;
 
 }  // namespace ch38

@@ -43,9 +43,11 @@ std::string render_report(const Evidence& p) {
   const auto& c = kDemoConfig;
   lines.push_back(
       fmt::format("demo=V:{} d_model:{} heads:{} layers:{} d_ff:{} T_max:{} "
-                  "seed:{} B:{} prompt:{} new_tokens:{}",
+                  "seed:{} B:{} prompt:{} new_tokens:{} chooser:sample τ:{} top_k:none "
+                  "sampling_seed:{}",
                   c.vocab_size, c.model_width, c.heads, c.layers, c.hidden_width,
-                  c.context_length, c.seed, kDemoBatch, kDemoPrompt, kDemoNewTokens));
+                  c.context_length, c.seed, kDemoBatch, kDemoPrompt, kDemoNewTokens,
+                  format_number(kDemoTemperature), kDemoSamplingSeed));
   for (std::size_t b = 0; b < kDemoBatch; ++b)
     lines.push_back(fmt::format("demo_row_{}=prompt:{} first_generated:{}", b,
                                 ids(p.prompt, b, 0, kDemoPrompt),
@@ -75,7 +77,7 @@ std::string render_report(const Evidence& p) {
   lines.push_back(fmt::format("exercise_2=parameter_bytes:{} break_even_T_max:{}",
                               e.parameter_bytes, e.break_even_context));
   lines.push_back(fmt::format(
-      "exercise_3=row_1_in_batch_vs_alone_max_difference:{:.1e}", e.batch_vs_alone));
+      "exercise_3=row_0_in_batch_vs_alone_max_difference:{:.1e}", e.batch_vs_alone));
   lines.push_back(
       fmt::format("exercise_4=prompt:1 new:100 positions_cached:{} "
                   "positions_uncached:{}",

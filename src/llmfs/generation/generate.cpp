@@ -1,4 +1,5 @@
 // Chapter 38
+#include <memory>
 #include <utility>
 
 #include <llmfs/core/try.hpp>
@@ -243,6 +244,25 @@ NextTokenChooser greedy_chooser() {
   };
 }
 // endregion: greedy
+
+// region: sampling-chooser
+NextTokenChooser sampling_chooser(const SamplingConfig& config, std::uint64_t seed) {
+  // Row b's generator: the b-th draw of the seeder, made when row b is first seen
+  struct Generators {
+    SplitMix64 seeder;
+    std::vector<SplitMix64> rows;
+  };
+  auto state = std::make_shared<Generators>(Generators{SplitMix64(seed), {}});
+  return [config, state](std::span<const double> logits,
+                         std::size_t row) -> std::expected<text::TokenId, std::string> {
+    while (state->rows.size() <= row)
+      state->rows.emplace_back(state->seeder.next_u64());
+    auto token = sample_token(logits, config, state->rows[row]);
+    if (!token) return std::unexpected(fmt::format("{}", token.error()));
+    return *token;
+  };
+}
+// endregion: sampling-chooser
 
 namespace {
 

@@ -6,6 +6,7 @@
 /// then decode one token at a time (Pope et al. 2022 §2–3; Chapter 38).
 
 #include <cstddef>
+#include <cstdint>
 #include <expected>
 #include <functional>
 #include <span>
@@ -20,6 +21,7 @@
 #include <llmfs/autograd/model_ops.hpp>
 #include <llmfs/core/error.hpp>
 #include <llmfs/generation/kv_cache.hpp>
+#include <llmfs/generation/sampling.hpp>
 #include <llmfs/models/decoder.hpp>
 #include <llmfs/nn/error.hpp>
 #include <llmfs/tensor/error.hpp>
@@ -138,6 +140,13 @@ using NextTokenChooser = std::function<std::expected<text::TokenId, std::string>
 
 /// The argmax of the logits, ties to the lower id; never refuses.
 [[nodiscard]] NextTokenChooser greedy_chooser();
+
+/// Chapter 36's sample_token() with `config`, one SplitMix64 per sequence: row b's
+/// generator is seeded with the b-th draw of `SplitMix64(seed)`, so a row's tokens do
+/// not depend on how many rows share the batch. Copies of the chooser share the
+/// generators. A sampling error becomes the refusal's message.
+[[nodiscard]] NextTokenChooser sampling_chooser(const SamplingConfig& config,
+                                                std::uint64_t seed);
 
 /// How generate() computes each step's logits.
 enum class CacheMode {
