@@ -38,7 +38,7 @@ double max_difference(const Tensor& a, const Tensor& b) {
 }
 
 // The Predict layer: four identity matrices on a fresh tape, one head, T_max 4.
-Step<MultiHeadAttention> fixture_layer(llmfs::autograd::Tape& tape) {
+[[nodiscard]] Step<MultiHeadAttention> fixture_layer(llmfs::autograd::Tape& tape) {
   const Tensor identity = Tensor::from({2, 2}, {1, 0, 0, 1}).value();
   auto leaf = [&](const char* name) {
     return llmfs::nn::NamedParameter{name, tape.parameter(identity)};
@@ -74,7 +74,7 @@ Step<StepRecord> run_step(const MultiHeadAttention& layer, const Tensor& input,
 
 namespace {
 
-Step<void> gather_fixture(Evidence& out) {
+[[nodiscard]] Step<void> gather_fixture(Evidence& out) {
   llmfs::autograd::Tape tape;
   const auto layer = LLMFS_TRY(fixture_layer(tape));
   const Tensor x = fixture_input();
@@ -106,7 +106,7 @@ Step<void> gather_fixture(Evidence& out) {
   return {};
 }
 
-Step<void> gather_demo(Evidence& out) {
+[[nodiscard]] Step<void> gather_demo(Evidence& out) {
   llmfs::autograd::Tape tape;
   llmfs::SplitMix64 rng(kDemoSeed);
   const auto layer =

@@ -47,7 +47,7 @@ Step<std::vector<std::pair<std::string, std::string>>> gather_errors() {
 namespace {
 
 // Exercise 2: prefill 3 tokens into a cache of 8, then single tokens until refused.
-Step<void> fill_until_refused(Exercises& e) {
+[[nodiscard]] Step<void> fill_until_refused(Exercises& e) {
   llmfs::autograd::Tape tape;
   llmfs::SplitMix64 rng(2);
   const auto layer = LLMFS_TRY_AT(
@@ -66,7 +66,7 @@ Step<void> fill_until_refused(Exercises& e) {
 
 // Exercise 3: K/V rows projected from a 1-token prompt up to T_max = 8: through the
 // cache (each token once) and recomputed (the whole prefix again, on an empty cache).
-Step<void> count_projected_rows(Exercises& e) {
+[[nodiscard]] Step<void> count_projected_rows(Exercises& e) {
   llmfs::autograd::Tape tape;
   llmfs::SplitMix64 rng(3);
   const auto layer = LLMFS_TRY_AT(
@@ -85,7 +85,7 @@ Step<void> count_projected_rows(Exercises& e) {
 }
 
 // Exercise 4: the demo layer's prompt prefilled in one call, and one token at a time.
-Step<double> chunk_against_single() {
+[[nodiscard]] Step<double> chunk_against_single() {
   llmfs::autograd::Tape tape;
   llmfs::SplitMix64 rng(kDemoSeed);
   const auto layer = LLMFS_TRY_AT(

@@ -35,7 +35,7 @@ double max_step_difference(const std::vector<Tensor>& a, const std::vector<Tenso
 
 namespace {
 
-Step<void> gather_fixture(Evidence& out) {
+[[nodiscard]] Step<void> gather_fixture(Evidence& out) {
   const auto model =
       LLMFS_TRY_AT("fixture model",
                    DecoderModel::from_values(kFixtureConfig, ch32::fixture_values()));
@@ -54,8 +54,8 @@ Step<void> gather_fixture(Evidence& out) {
 
 // Logits of every position of the final sequence but the last, from Chapter 32's
 // taped forward, compared with the step logits: position L−1+s chose step s.
-Step<double> against_full(const DecoderModel& model,
-                          const llmfs::generation::Generation& g) {
+[[nodiscard]] Step<double> against_full(const DecoderModel& model,
+                                        const llmfs::generation::Generation& g) {
   const std::size_t time = g.tokens.time - 1, batch = g.tokens.batch;
   llmfs::autograd::TokenGrid inputs{batch, time, {}};
   for (std::size_t b = 0; b < batch; ++b)
@@ -76,7 +76,7 @@ Step<double> against_full(const DecoderModel& model,
 }
 
 // region: cached-against-uncached
-Step<void> gather_demo(Evidence& out) {
+[[nodiscard]] Step<void> gather_demo(Evidence& out) {
   const auto model = LLMFS_TRY_AT("demo model", DecoderModel::create(kDemoConfig));
   llmfs::SplitMix64 rng(kDemoPromptSeed);
   out.prompt = {kDemoBatch, kDemoPrompt, {}};

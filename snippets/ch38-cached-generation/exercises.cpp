@@ -53,7 +53,7 @@ Step<std::vector<std::pair<std::string, std::string>>> gather_errors() {
 namespace {
 
 // Exercise 3: row 0 of the demo batch generated alone, against its logits in the batch.
-Step<double> batch_against_alone(const Evidence& p) {
+[[nodiscard]] Step<double> batch_against_alone(const Evidence& p) {
   const auto model = LLMFS_TRY_AT("model", DecoderModel::create(kDemoConfig));
   const llmfs::autograd::TokenGrid alone{
       1, kDemoPrompt,

@@ -1,9 +1,9 @@
 // Chapter 38
 // The chapter's claims about cached generation: the Predict model against its hand
 // derivation, the demo's 200 sampled tokens with B = 2 equal with and without the cache
-// and equal to Chapter 32's forward, 200 more with B = 3 on another (one-block) model, the work and
-// memory counts against their formulas, the PyTorch reference's tokens, logits and
-// caches, the sampler's chooser, typed refusals, and the exercise answers.
+// and equal to Chapter 32's forward, 200 more with B = 3 on another (one-block) model,
+// the work and memory counts against their formulas, the PyTorch reference's tokens,
+// logits and caches, the sampler's chooser, typed refusals, and the exercise answers.
 
 #include <cmath>
 #include <cstdint>

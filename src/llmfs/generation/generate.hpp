@@ -131,7 +131,7 @@ class ModelCache {
     ModelCache& cache);
 // endregion: forward-cached-api
 
-// region: generate-api
+// region: chooser-api
 /// Chooses the next token of sequence `row` from its logits `[V]` (the last position's
 /// row). Greedy (greedy_chooser()) or a sampler (Chapter 36) wrapped in this shape; a
 /// refusal is a message, reported as GenerationErrorCode::chooser_failed.
@@ -147,7 +147,9 @@ using NextTokenChooser = std::function<std::expected<text::TokenId, std::string>
 /// generators. A sampling error becomes the refusal's message.
 [[nodiscard]] NextTokenChooser sampling_chooser(const SamplingConfig& config,
                                                 std::uint64_t seed);
+// endregion: chooser-api
 
+// region: generate-api
 /// How generate() computes each step's logits.
 enum class CacheMode {
   cached,  ///< prefill once, then one token per step through the cache: O(T) per token

@@ -39,7 +39,7 @@ std::string_view describe(CacheErrorCode code) noexcept {
   return "unknown cache error";
 }
 
-// region: cache-doubles
+// region: cache-doubles-checks
 std::expected<std::size_t, CacheError> cache_doubles(const CacheShape& shape) {
   // 2 tables · B · h · T_max · d_h, every product checked
   std::size_t count = 2;
@@ -53,7 +53,7 @@ std::expected<std::size_t, CacheError> cache_doubles(const CacheShape& shape) {
   }
   return count;
 }
-// endregion: cache-doubles
+// endregion: cache-doubles-checks
 
 namespace {
 
@@ -64,8 +64,11 @@ namespace {
 
 }  // namespace
 
-// region: kv-cache-create
-std::expected<KvCache, CacheError> KvCache::create(const CacheShape& shape) {
+namespace {
+
+// region: kv-cache-create-checks
+// Every size nonzero, and each table's element count storable.
+[[nodiscard]] std::expected<void, CacheError> check_shape(const CacheShape& shape) {
   if (shape.batch == 0 || shape.heads == 0 || shape.head_width == 0 ||
       shape.capacity == 0) {
     return reject(CacheErrorCode::zero_size, CacheStage::configuration,
@@ -77,6 +80,15 @@ std::expected<KvCache, CacheError> KvCache::create(const CacheShape& shape) {
     return reject(CacheErrorCode::size_overflow, CacheStage::configuration,
                   fmt::format("{} doubles per table", doubles / 2));
   }
+  return {};
+}
+// endregion: kv-cache-create-checks
+
+}  // namespace
+
+// region: kv-cache-create
+std::expected<KvCache, CacheError> KvCache::create(const CacheShape& shape) {
+  LLMFS_TRY(check_shape(shape));
   // Every slot allocated now: a step never allocates cache storage
   return KvCache(shape, tensor::Tensor::zeros(table_shape(shape)),
                  tensor::Tensor::zeros(table_shape(shape)));

@@ -100,6 +100,9 @@ class KvCache {
   ///         CacheErrorCode::capacity_exceeded (stage append).
   [[nodiscard]] std::expected<void, CacheError> append(const tensor::Tensor& keys,
                                                        const tensor::Tensor& values);
+  // endregion: kv-cache-class
+
+  // region: kv-cache-accessors
 
   /// The filled keys, `[B,h,length,d_h]` (a copy).
   [[nodiscard]] tensor::Tensor keys() const;
@@ -125,7 +128,7 @@ class KvCache {
   tensor::Tensor values_;  // [B,h,T_max,d_h]
   std::size_t length_ = 0;
 };
-// endregion: kv-cache-class
+// endregion: kv-cache-accessors
 
 // region: cached-attention-api
 /// Every stage of new queries attending over a cache.
