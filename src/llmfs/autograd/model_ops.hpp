@@ -46,7 +46,8 @@ struct TokenGrid {
 /// Hendrycks and Gimpel, 2016). Backward: `gx += g · σ(x)·(1 + x·(1 − σ(x)))`.
 /// \return AutogradErrorCode::released_input (no shape can be wrong).
 [[nodiscard]] std::expected<TensorValue, AutogradError> silu(const TensorValue& x);
-/// The same SiLU on a plain tensor, no tape (inference, Chapter 38); same shape.
+/// The same SiLU on a plain tensor, no tape: the forward the taped op records, for
+/// callers that need no gradient; same shape.
 [[nodiscard]] tensor::Tensor silu(const tensor::Tensor& x);
 
 /// Log-softmax over the last axis, `y_j = x_j − m − log Σ_k exp(x_k − m)` with m the
