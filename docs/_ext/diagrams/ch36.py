@@ -16,8 +16,8 @@ from diagrams.common import esc, items, need, of_kind, single
 
 TITLE = "Sampling the fixture: temperature, top-k, renormalise, then the inverse CDF at u"
 
-BAR_W, BAR_H, GAP = 46.0, 64.0, 12.0
-ROW_H = BAR_H + 46.0
+BAR_W, BAR_H, GAP = 46.0, 48.0, 12.0
+ROW_H = BAR_H + 34.0
 LEFT = 150.0
 
 
@@ -34,11 +34,13 @@ def _outline(x, top):
             f'stroke="currentColor" stroke-width="0.6" opacity="0.6"/>')
 
 
-def _filled(x, top, value, label, strong=False):
-    h = BAR_H * min(max(value, 0.0), 1.0)
-    stroke = ' stroke="currentColor" stroke-width="2.5"' if strong else ""
-    return (f'<rect x="{x:.1f}" y="{top + BAR_H - h:.1f}" width="{BAR_W}" height="{h:.2f}" '
-            f'fill="currentColor" opacity="0.75"{stroke}><title>{esc(label)}</title></rect>')
+def _filled(x, top, value, label, strong=False, base=0.0):
+    """A bar from `base` up to `value` (both in [0, 1] of the outline's height)."""
+    low, high = (BAR_H * min(max(v, 0.0), 1.0) for v in (base, value))
+    stroke = ' stroke="currentColor" stroke-width="3"' if strong else ""
+    return (f'<rect x="{x:.1f}" y="{top + BAR_H - high:.1f}" width="{BAR_W}" '
+            f'height="{high - low:.2f}" fill="currentColor" opacity="0.75"{stroke}>'
+            f'<title>{esc(label)}</title></rect>')
 
 
 def _dropped(x, top, label):
@@ -58,7 +60,7 @@ def _stages(config, tokens):
     drawn = int(need(config, "token")[0])
     uv = _float(config, "u")
     names = [f"1 · softmax(z/τ), τ = {float(tau):g}", f"2 · top-k cut, k = {k}",
-             "3 · renormalised", f"4 · CDF; u = {u}"]
+             "3 · renormalised", f"4 · CDF intervals, u = {u}"]
     width = LEFT + len(tokens) * (BAR_W + GAP) + 20
     parts = [f'<svg viewBox="0 0 {width:.0f} {ROW_H * 4 + 30:.0f}" role="img" '
              f'style="max-width: 100%; height: auto" aria-label="{esc(TITLE)}">',
@@ -71,6 +73,7 @@ def _stages(config, tokens):
         parts.append(_text(x + BAR_W / 2, 24, f"z = {need(t, 'logit')[0]}", 8))
     for row, name in enumerate(names):
         top = 34 + row * ROW_H
+        below = 0.0  # row 4: the CDF of the token before, where this token's interval starts
         parts.append(_text(4, top + BAR_H / 2, name, 10, "start"))
         for j, t in enumerate(tokens):
             x = LEFT + j * (BAR_W + GAP)
@@ -84,9 +87,12 @@ def _stages(config, tokens):
                 label = "dropped"
             else:
                 strong = row == 3 and tid == drawn
+                base = below if row == 3 else 0.0
                 parts.append(_filled(x, top, _float(t, key), f"token {tid}: {key} {value}",
-                                     strong))
-                label = f"{float(value):.4f}" + (" ◀" if strong else "")
+                                     strong, base))
+                label = (f"{base:.2f}–{float(value):.2f}" if row == 3 else
+                         f"{float(value):.4f}") + (" ◀" if strong else "")
+                below = _float(t, key) if row == 3 else below
             parts.append(_text(x + BAR_W / 2, top + BAR_H + 12, label))
         if row == 3:
             y = top + BAR_H - BAR_H * min(max(uv, 0.0), 1.0)
@@ -136,5 +142,7 @@ def render(records):
     text.extend(sweep_text)
     text.append("Drawn as bars of height p in an outline of height 1, one row per stage; a "
                 "dropped token is a hatched box marked ✕; the drawn token's CDF bar is "
-                "outlined and marked ◀; u is a dashed line across the CDF row.")
+                "outlined and marked ◀; in the last row each token's bar spans its interval of the CDF, "
+                "from the previous token's cumulative sum to its own, and u is a dashed line "
+                "across it.")
     return _stages(config, tokens) + table, "\n".join(text)
