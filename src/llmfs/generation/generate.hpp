@@ -3,7 +3,8 @@
 /// \file
 /// \brief A model-wide key/value cache (one KvCache per block), the decoder's forward
 /// pass over new tokens with that cache, and the generation loop: prefill the prompt,
-/// then decode one token at a time (Pope et al. 2022 §2–3; Chapter 38).
+/// then decode one token at a time (Chapter 38). Source: the prefill and generation
+/// phases of Pope et al. (2022), "Efficiently Scaling Transformer Inference", §2–3.
 
 #include <cstddef>
 #include <cstdint>
