@@ -15,7 +15,7 @@ set -euo pipefail
 source "$(dirname "$0")/bench-common.sh"
 bench_setup run-attention-bench llmfs_attention_bench "$@"  # build_dir, root, bench, work
 threads=${LLMFS_MATMUL_THREADS:-2}
-block=${LLMFS_ATTENTION_BLOCK:-128}
+block=${LLMFS_ATTENTION_BLOCK:-256}
 repeats=${LLMFS_ATTENTION_REPEATS:-3}
 export LLMFS_MATMUL_THREADS=$threads
 : > "$work/runs.jsonl"
