@@ -3,12 +3,13 @@
 `time` mode, written by hand in float64 (scores, causal mask, softmax, weights times V,
 then backward through autograd), on Q, K, V [1, 8, T, 64] and a random upstream gradient.
 
-    attention_torch.py T THREADS REPEATS   prints one JSON line: every wall time, the
-                                           thread count, torch's version and its BLAS
+    attention_torch.py T THREADS REPEATS [LABEL]   prints one JSON line: every wall time,
+        the thread count, torch's version, the BLAS library it loaded and OPENBLAS_CORETYPE
 
 Each repeat builds fresh leaves, so no graph or gradient is reused."""
 
 import json
+import os
 import sys
 import time
 
@@ -32,11 +33,22 @@ def main() -> None:
         (weights @ vl).backward(upstream)
         seconds.append(time.perf_counter() - start)
         del ql, kl, vl, scores, weights
-    blas = [line.strip() for line in torch.__config__.show().splitlines() if "BLAS" in line]
-    print(json.dumps({"mode": "time", "kernel": "torch", "tokens": tokens, "threads":
-                      torch.get_num_threads(), "torch": torch.__version__,
-                      "blas": blas[0] if blas else "unknown",
+    print(json.dumps({"mode": "time", "kernel": sys.argv[4] if len(sys.argv) > 4 else "torch",
+                      "tokens": tokens, "threads": torch.get_num_threads(),
+                      "torch": torch.__version__, "blas": loaded_blas(),
+                      "coretype": os.environ.get("OPENBLAS_CORETYPE", "unset"),
                       "seconds": [round(s, 4) for s in seconds]}))
+
+
+def loaded_blas():
+    """The BLAS libraries mapped into this process (after the products ran), by file name."""
+    names = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            base = os.path.basename(os.path.realpath(line.split()[-1]))
+            if "blas" in base.lower() or "mkl" in base.lower():
+                names.add(base)
+    return ",".join(sorted(names)) or "none found"
 
 
 if __name__ == "__main__":

@@ -43,13 +43,17 @@ def main() -> None:
         row.append(f"{mib(s) / mib(f):.1f}" if s and f else "-")
         lines.append("\t".join(row))
     lines.append("# time at T = 2048, per-head kernel forward + backward, median of "
-                 f"{len(times['stored']['seconds'])} runs, {times['stored']['threads']} threads "
-                 f"(matmul path {times['stored']['path']}; PyTorch {times['torch']['torch']}, "
-                 f"{times['torch']['blas']})")
+                 f"{len(times['stored']['seconds'])} runs, {times['stored']['threads']} threads, "
+                 f"library matmul path {times['stored']['path']}; PyTorch {times['torch']['torch']}")
+    for kernel in ("torch", "torch_openblas"):
+        if kernel in times:
+            lines.append(f"# {kernel}: BLAS {times[kernel]['blas']}, "
+                         f"OPENBLAS_CORETYPE {times[kernel]['coretype']}")
     lines.append("kernel\tseconds\tstored/this")
     median = {k: statistics.median(r["seconds"]) for k, r in times.items()}
-    for kernel in ("stored", "streaming", "torch"):
-        lines.append(f"{kernel}\t{median[kernel]:.3f}\t{median['stored'] / median[kernel]:.2f}")
+    for kernel in ("stored", "streaming", "torch", "torch_openblas"):
+        if kernel in median:
+            lines.append(f"{kernel}\t{median[kernel]:.3f}\t{median['stored'] / median[kernel]:.2f}")
     lines.append("# endregion: attention-results")
     text = "\n".join(lines) + "\n"
     for path, body in ((prefix + ".txt", text),

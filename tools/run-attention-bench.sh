@@ -7,7 +7,9 @@
 #     and its resident set before the layer existed (VmRSS), from /proc/self/status;
 #   - time: the per-head kernels alone at T = 2048 (Q, K, V [1, 8, T, 64], forward + backward,
 #     REPEATS runs, the median kept), and the same computation written by hand in PyTorch
-#     float64 on the same number of threads.
+#     float64 on the same number of threads, with the BLAS libblas.so.3 points to and, if the
+#     Debian package libopenblas0-pthread is installed, again with OpenBLAS
+#     (OPENBLAS_CORETYPE=SkylakeX; LLMFS_OPENBLAS_DIR overrides its folder).
 # Writes bench/results/ch41-attention.txt (between region markers; chapter 41 shows it) and
 # bench/results/ch41-attention.json. A measurement, never a golden.
 set -euo pipefail
@@ -33,8 +35,15 @@ for kernel in stored streaming; do
   echo "== time $kernel T=2048" >&2
   "$bench" time "$kernel" 2048 "$block" "$repeats" | tee -a "$work/runs.jsonl"
 done
-echo "== time PyTorch float64 T=2048" >&2
-/usr/bin/python3 "$root/bench/attention_torch.py" 2048 "$threads" "$repeats" | tee -a "$work/runs.jsonl"
+echo "== time PyTorch float64 T=2048, the system BLAS" >&2
+/usr/bin/python3 "$root/bench/attention_torch.py" 2048 "$threads" "$repeats" torch | tee -a "$work/runs.jsonl"
+openblas=${LLMFS_OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
+if [[ -e "$openblas/libblas.so.3" ]]; then
+  echo "== time PyTorch float64 T=2048, OpenBLAS from $openblas, OPENBLAS_CORETYPE=SkylakeX" >&2
+  LD_LIBRARY_PATH="$openblas" OPENBLAS_CORETYPE=SkylakeX \
+    /usr/bin/python3 "$root/bench/attention_torch.py" 2048 "$threads" "$repeats" torch_openblas \
+    | tee -a "$work/runs.jsonl"
+fi
 mkdir -p "$root/bench/results"
 /usr/bin/python3 "$root/tools/attention_bench_table.py" "$work/runs.jsonl" \
   "$root/bench/results/ch41-attention"

@@ -27,8 +27,9 @@ inline constexpr std::array<double, 10> kValue{1, 0, 0, 1, 1, 1, 2, 0, 0, 2};
 inline constexpr std::size_t kSweepTokens = 7;
 inline constexpr std::uint64_t kSweepSeed = 4141;
 
-/// The tape-size table: one multi-head layer, d_model = 16, h = 2, at these T.
-inline constexpr std::array<std::size_t, 4> kTapeTokens{16, 32, 64, 128};
+/// The tape-size table: one multi-head layer, d_model = 16, h = 2, at these T (none of
+/// them 16 or 8, so no [T, d] value is mistaken for a [T, T] table).
+inline constexpr std::array<std::size_t, 4> kTapeTokens{24, 48, 96, 192};
 inline constexpr std::size_t kTapeBlock = 8;
 
 /// The training comparison: chapter 32's demo model sizes, a fixed batch, AdamW.
