@@ -1,4 +1,5 @@
-// Chapter 41's benchmark program: one measurement per process, printed as one JSON line.
+// Chapter 41's benchmark program: one measurement per process, printed as one JSON
+// line.
 //
 //   llmfs_attention_bench memory KERNEL T BLOCK   multi-head attention (B = 1, h = 8,
 //       d_model = 512, RoPE) forward + backward on T tokens; prints the resident set
@@ -34,7 +35,8 @@ long long status_bytes(std::string_view field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.starts_with(field)) return std::stoll(line.substr(field.size() + 1)) * 1024;
+    if (line.starts_with(field))
+      return std::stoll(line.substr(field.size() + 1)) * 1024;
   }
   return -1;
 }
@@ -55,8 +57,8 @@ int memory(std::string_view name, std::size_t tokens, std::size_t block) {
     llmfs::autograd::Tape tape;
     llmfs::SplitMix64 rng(41);
     auto layer = at::MultiHeadAttention::create(tape, "attention", 512, 8,
-                                                at::RotaryPositions{tokens, 10000.0}, rng,
-                                                kernel_of(name, block))
+                                                at::RotaryPositions{tokens, 10000.0},
+                                                rng, kernel_of(name, block))
                      .value();
     auto x = tape.constant(draw(Shape{1, tokens, 512}, rng));
     auto forward = layer.forward(x, 0).value();
@@ -81,13 +83,15 @@ int time(std::string_view name, std::size_t tokens, std::size_t block, int repea
   for (int r = 0; r < repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
     llmfs::autograd::Tape tape;
-    auto head = kernel.run(tape.parameter(q), tape.parameter(k), tape.parameter(v),
-                           kernel.block_size)
+    auto head = kernel
+                    .run(tape.parameter(q), tape.parameter(k), tape.parameter(v),
+                         kernel.block_size)
                     .value();
     llmfs::autograd::backward(head.output, upstream).value();
     tape.release();
     seconds.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   fmt::print(
       "{{\"mode\": \"time\", \"kernel\": \"{}\", \"tokens\": {}, \"block\": {}, "

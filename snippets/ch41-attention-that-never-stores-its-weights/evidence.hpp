@@ -21,26 +21,28 @@ namespace ch41 {
 using llmfs::tensor::Tensor;
 using snippets::Step;
 
-/// One (query block, key block) tile of the Predict head and what the kernel does there.
+/// One (query block, key block) tile of the Predict head and what the kernel does
+/// there.
 struct Tile {
   std::size_t query_block = 0, key_block = 0;
-  std::string kind;  ///< `full` (every key visible), `diagonal` (masked in part), `skipped`
+  std::string
+      kind;  ///< `full` (every key visible), `diagonal` (masked in part), `skipped`
 };
 
 /// What the tape holds after one multi-head forward pass at T tokens.
 struct TapeSize {
   std::size_t tokens = 0;
-  std::size_t stored_bytes = 0, streaming_bytes = 0;  ///< Σ node values · 8 bytes
+  std::size_t stored_bytes = 0, streaming_bytes = 0;    ///< Σ node values · 8 bytes
   std::size_t stored_tables = 0, streaming_tables = 0;  ///< nodes shaped `[..., T, T]`
 };
 
 /// The exercise answers, each computed by running the library.
 struct Exercises {
-  std::vector<llmfs::attention::OnlineSoftmaxStep> steps;     ///< exercise 1
-  std::vector<llmfs::attention::OnlineSoftmaxStep> shifted;   ///< exercise 2
-  double naive_total = 0.0;                                   ///< exercise 2: Σ exp(s)
-  std::size_t tiles_visited = 0, tiles_total = 0;             ///< exercise 3
-  double table_bytes = 0.0, statistics_bytes = 0.0;           ///< exercise 4
+  std::vector<llmfs::attention::OnlineSoftmaxStep> steps;    ///< exercise 1
+  std::vector<llmfs::attention::OnlineSoftmaxStep> shifted;  ///< exercise 2
+  double naive_total = 0.0;                                  ///< exercise 2: Σ exp(s)
+  std::size_t tiles_visited = 0, tiles_total = 0;            ///< exercise 3
+  double table_bytes = 0.0, statistics_bytes = 0.0;          ///< exercise 4
 };
 
 /// Everything the report and the trace print.
@@ -59,8 +61,8 @@ struct Evidence {
 
 /// The mean loss before each of `steps` AdamW steps (η = 1e-2) of the decoder with
 /// kTrainConfig and `kernel`, on one fixed batch.
-[[nodiscard]] Step<std::vector<double>> train_losses(llmfs::attention::AttentionKernel kernel,
-                                                     std::size_t steps);
+[[nodiscard]] Step<std::vector<double>> train_losses(
+    llmfs::attention::AttentionKernel kernel, std::size_t steps);
 /// The tape's bytes and tables after one layer forward at `tokens` with both kernels.
 [[nodiscard]] Step<TapeSize> tape_size(std::size_t tokens);
 /// max |a − b| / max |b|, or max |a − b| when b is all zeros (dQ, dK at T = 1).

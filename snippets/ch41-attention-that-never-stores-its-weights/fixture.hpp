@@ -45,11 +45,11 @@ inline constexpr llmfs::models::DecoderConfig kTrainConfig{.vocab_size = 32,
 inline constexpr std::size_t kTrainBatch = 2;
 inline constexpr std::size_t kTrainTokens = 11;  ///< not a multiple of the block
 inline constexpr std::size_t kTrainBlock = 4;
-inline constexpr std::size_t kDemoSteps = 5;     ///< the demo's; the test runs 20
+inline constexpr std::size_t kDemoSteps = 5;  ///< the demo's; the test runs 20
 
 /// The benchmark's sizes (its numbers are measured: bench/results/ch41-attention.txt).
 inline constexpr std::size_t kBenchHeads = 8;
-inline constexpr std::array<std::size_t, 6> kBenchTokens{512, 1024, 2048, 4096, 8192,
-                                                         16384};
+inline constexpr std::array<std::size_t, 6> kBenchTokens{512,  1024, 2048,
+                                                         4096, 8192, 16384};
 
 }  // namespace ch41

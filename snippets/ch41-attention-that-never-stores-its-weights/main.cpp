@@ -4,7 +4,7 @@
 #include "evidence.hpp"
 
 int main(int argc, char** argv) {
-  return snippets::run_chapter("ch41-attention-that-never-stores-its-weights", argc, argv,
-                               ch41::gather_evidence, ch41::render_report,
+  return snippets::run_chapter("ch41-attention-that-never-stores-its-weights", argc,
+                               argv, ch41::gather_evidence, ch41::render_report,
                                ch41::render_trace);
 }

@@ -103,7 +103,8 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
   Tape kernel_tape;
   SplitMix64 kernel_rng(1);
   auto no_kernel = MultiHeadAttention::create(
-      kernel_tape, "mha", 4, 2, llmfs::attention::RotaryPositions{kMaxPositions, kRopeBase}, kernel_rng,
+      kernel_tape, "mha", 4, 2,
+      llmfs::attention::RotaryPositions{kMaxPositions, kRopeBase}, kernel_rng,
       llmfs::attention::AttentionKernel{"none", 1, nullptr});
   ASSERT_FALSE(no_kernel.has_value());
 

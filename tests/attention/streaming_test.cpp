@@ -29,7 +29,8 @@ double relative_error(const Tensor& a, const Tensor& b) {
     diff = std::max(diff, std::abs(a.values()[i] - b.values()[i]));
     scale = std::max(scale, std::abs(b.values()[i]));
   }
-  return scale > 0.0 ? diff / scale : diff;  // an all-zero reference: the difference itself
+  return scale > 0.0 ? diff / scale
+                     : diff;  // an all-zero reference: the difference itself
 }
 
 Tensor draw(const Shape& shape, SplitMix64& rng, double bound) {
@@ -94,7 +95,8 @@ TEST(OnlineSoftmax, RejectsZeroBlockAndEmptyRow) {
   const std::vector<double> scores{1.0};
   EXPECT_EQ(at::online_softmax(scores, 0).error().code,
             at::AttentionErrorCode::zero_block_size);
-  EXPECT_EQ(at::online_softmax({}, 1).error().code, at::AttentionErrorCode::empty_tokens);
+  EXPECT_EQ(at::online_softmax({}, 1).error().code,
+            at::AttentionErrorCode::empty_tokens);
 }
 
 // The property: every T in the list (T = 1, T not a multiple of the block), every block
@@ -105,12 +107,15 @@ TEST(StreamingAttention, AgreesWithStoredWeightsForEveryBlockSize) {
   for (std::size_t tokens : {1, 2, 3, 5, 8, 11}) {
     SplitMix64 rng(seed++);
     const Shape qk{2, 2, tokens, 4}, v{2, 2, tokens, 3};
-    const std::vector<Tensor> in{draw(qk, rng, 3.0), draw(qk, rng, 3.0), draw(v, rng, 1.0)};
+    const std::vector<Tensor> in{draw(qk, rng, 3.0), draw(qk, rng, 3.0),
+                                 draw(v, rng, 1.0)};
     const Tensor upstream = draw(v, rng, 1.0);
     const HeadRun stored = run_head(&at::stored_weights_attention, in, upstream, 0);
     for (std::size_t block = 1; block <= tokens; ++block) {
-      const HeadRun streamed = run_head(&at::streaming_causal_attention, in, upstream, block);
-      EXPECT_LE(relative_error(streamed.output, stored.output), 1e-12) << tokens << block;
+      const HeadRun streamed =
+          run_head(&at::streaming_causal_attention, in, upstream, block);
+      EXPECT_LE(relative_error(streamed.output, stored.output), 1e-12)
+          << tokens << block;
       EXPECT_LE(relative_error(streamed.query, stored.query), 1e-12) << tokens << block;
       EXPECT_LE(relative_error(streamed.key, stored.key), 1e-12) << tokens << block;
       EXPECT_LE(relative_error(streamed.value, stored.value), 1e-12) << tokens << block;
@@ -122,8 +127,8 @@ TEST(StreamingAttention, PassesCentralDifferences) {
   auto head = [](const TensorValue& q, const TensorValue& k, const TensorValue& v) {
     return at::streaming_causal_attention(q, k, v, 2);
   };
-  llmfs::testing::expect_head_gradients_pass(head, 7, Shape{1, 2, 5, 3}, Shape{1, 2, 5, 2},
-                                             30 + 30 + 20);
+  llmfs::testing::expect_head_gradients_pass(head, 7, Shape{1, 2, 5, 3},
+                                             Shape{1, 2, 5, 2}, 30 + 30 + 20);
 }
 
 TEST(StreamingAttention, RecordsOneNodeAndNoTable) {
@@ -149,7 +154,8 @@ TEST(StreamingAttention, RejectsZeroBlockAndMismatchedTokens) {
             at::AttentionErrorCode::zero_block_size);
   EXPECT_EQ(at::streaming_causal_attention(q, k, k, 2).error().code,
             at::AttentionErrorCode::token_mismatch);
-  EXPECT_EQ(at::streaming_kernel(0).error().code, at::AttentionErrorCode::zero_block_size);
+  EXPECT_EQ(at::streaming_kernel(0).error().code,
+            at::AttentionErrorCode::zero_block_size);
 }
 
 // The drop-in: one layer's four matrices, built twice, one kernel each.
@@ -162,16 +168,17 @@ TEST(StreamingAttention, IsADropInForMultiHeadAttention) {
   for (const at::AttentionKernel& choice : {at::AttentionKernel{}, *kernel}) {
     Tape tape;
     SplitMix64 rng(30);
-    auto layer = at::MultiHeadAttention::create(tape, "mha", d, heads,
-                                                at::RotaryPositions{16, 100.0}, rng, choice);
+    auto layer = at::MultiHeadAttention::create(
+        tape, "mha", d, heads, at::RotaryPositions{16, 100.0}, rng, choice);
     ASSERT_TRUE(layer.has_value());
     EXPECT_EQ(layer->kernel(), choice);
     SplitMix64 data(31);
     auto x = tape.constant(draw(Shape{2, tokens, d}, data, 1.0));
     auto forward = layer->forward(x, 2);
     ASSERT_TRUE(forward.has_value());
-    ASSERT_TRUE(llmfs::autograd::backward(forward->output, draw(Shape{2, tokens, d}, data, 1.0))
-                    .has_value());
+    ASSERT_TRUE(
+        llmfs::autograd::backward(forward->output, draw(Shape{2, tokens, d}, data, 1.0))
+            .has_value());
     outputs.push_back(*forward->output.value());
     grads.emplace_back();
     for (const auto& p : layer->parameters())

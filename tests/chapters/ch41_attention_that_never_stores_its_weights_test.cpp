@@ -28,8 +28,8 @@ const ch41::Evidence& evidence() {
 
 // The reference tensors, by name.
 struct Reference {
-  std::vector<llmfs::testing::KeyedRecord> records =
-      llmfs::testing::read_keyed_records("tests/reference/data/attention/ch41_streaming.txt");
+  std::vector<llmfs::testing::KeyedRecord> records = llmfs::testing::read_keyed_records(
+      "tests/reference/data/attention/ch41_streaming.txt");
   Tensor get(const std::string& name) const {
     for (const auto& r : records) {
       if (r.kind != name) continue;
@@ -63,20 +63,23 @@ TEST(Predict, RunningStatisticsFollowTheHandDerivation) {
   EXPECT_NEAR(steps[0].after.sum, std::exp(-2.0) + 1.0, 1e-15);
   EXPECT_EQ(steps[1].after.max, 5.0);
   EXPECT_NEAR(steps[1].rescale, std::exp(-2.0), 1e-16);
-  EXPECT_NEAR(steps[1].after.sum, std::exp(-4.0) + std::exp(-2.0) + std::exp(-3.0) + 1.0,
-              1e-15);
+  EXPECT_NEAR(steps[1].after.sum,
+              std::exp(-4.0) + std::exp(-2.0) + std::exp(-3.0) + 1.0, 1e-15);
   EXPECT_EQ(steps[2].rescale, 1.0);
-  const double l = std::exp(-4.0) + std::exp(-2.0) + std::exp(-3.0) + 1.0 + std::exp(-5.0);
+  const double l =
+      std::exp(-4.0) + std::exp(-2.0) + std::exp(-3.0) + 1.0 + std::exp(-5.0);
   EXPECT_NEAR(steps[2].after.sum, l, 1e-15);
   EXPECT_NEAR(evidence().log_sum_exp.values()[4], 5.0 + std::log(l), 1e-14);
 }
 
 TEST(Predict, HeadAgreesWithPyTorch) {
   const Reference ref;
-  EXPECT_LE(ch41::relative_difference(evidence().streaming_output, ref.get("predict.output")),
-            1e-15);
-  EXPECT_LE(ch41::relative_difference(evidence().log_sum_exp, ref.get("predict.log_sum_exp")),
-            1e-15);
+  EXPECT_LE(
+      ch41::relative_difference(evidence().streaming_output, ref.get("predict.output")),
+      1e-15);
+  EXPECT_LE(
+      ch41::relative_difference(evidence().log_sum_exp, ref.get("predict.log_sum_exp")),
+      1e-15);
   // The tiles: 3 query blocks × 3 key blocks, the upper three never visited
   std::size_t skipped = 0;
   for (const auto& t : evidence().tiles)
@@ -87,21 +90,29 @@ TEST(Predict, HeadAgreesWithPyTorch) {
 // Every block size 1..9 against PyTorch float64's outputs, log-sum-exp and gradients.
 TEST(Reference, EveryBlockSizeAgreesWithPyTorchToOneInATrillion) {
   const Reference ref;
-  const Tensor q = ref.get("random.q"), k = ref.get("random.k"), v = ref.get("random.v");
+  const Tensor q = ref.get("random.q"), k = ref.get("random.k"),
+               v = ref.get("random.v");
   for (std::size_t block = 1; block <= 9; ++block) {
     llmfs::autograd::Tape tape;
     auto qv = tape.parameter(q), kv = tape.parameter(k), vv = tape.parameter(v);
     auto head = at::streaming_causal_attention(qv, kv, vv, block);
     ASSERT_TRUE(head.has_value());
-    ASSERT_TRUE(llmfs::autograd::backward(head->output, ref.get("random.u")).has_value());
-    EXPECT_LE(ch41::relative_difference(*head->output.value(), ref.get("random.output")), 1e-12);
-    EXPECT_LE(ch41::relative_difference(*qv.gradient(), ref.get("random.grad_q")), 1e-12);
-    EXPECT_LE(ch41::relative_difference(*kv.gradient(), ref.get("random.grad_k")), 1e-12);
-    EXPECT_LE(ch41::relative_difference(*vv.gradient(), ref.get("random.grad_v")), 1e-12);
+    ASSERT_TRUE(
+        llmfs::autograd::backward(head->output, ref.get("random.u")).has_value());
+    EXPECT_LE(
+        ch41::relative_difference(*head->output.value(), ref.get("random.output")),
+        1e-12);
+    EXPECT_LE(ch41::relative_difference(*qv.gradient(), ref.get("random.grad_q")),
+              1e-12);
+    EXPECT_LE(ch41::relative_difference(*kv.gradient(), ref.get("random.grad_k")),
+              1e-12);
+    EXPECT_LE(ch41::relative_difference(*vv.gradient(), ref.get("random.grad_v")),
+              1e-12);
     auto forward = at::streaming_attention_forward(q, k, v, block);
     ASSERT_TRUE(forward.has_value());
-    EXPECT_LE(ch41::relative_difference(forward->log_sum_exp, ref.get("random.log_sum_exp")),
-              1e-12);
+    EXPECT_LE(
+        ch41::relative_difference(forward->log_sum_exp, ref.get("random.log_sum_exp")),
+        1e-12);
   }
 }
 
@@ -121,7 +132,8 @@ TEST(Evidence, StoredTapeHoldsTheTablesStreamingTapeDoesNot) {
   ASSERT_EQ(tape.size(), 4u);
   for (std::size_t i = 0; i < tape.size(); ++i) {
     const std::size_t t = tape[i].tokens;
-    EXPECT_EQ(tape[i].stored_bytes - tape[i].streaming_bytes, 8 * (4 * 2 * t * t + t * t + 2 * 8 * t))
+    EXPECT_EQ(tape[i].stored_bytes - tape[i].streaming_bytes,
+              8 * (4 * 2 * t * t + t * t + 2 * 8 * t))
         << t;
     EXPECT_EQ(tape[i].streaming_tables, 0u);
     EXPECT_EQ(tape[i].stored_tables, 5u);  // the four tables and the mask
@@ -134,7 +146,8 @@ TEST(Evidence, StoredTapeHoldsTheTablesStreamingTapeDoesNot) {
 // Chapter 32's decoder trained 20 AdamW steps with each kernel: one loss curve.
 TEST(Training, TwentyStepsGiveTheSameLossCurveToOneInTenBillion) {
   const auto stored = ch41::train_losses({}, 20);
-  const auto streaming = ch41::train_losses(at::streaming_kernel(ch41::kTrainBlock).value(), 20);
+  const auto streaming =
+      ch41::train_losses(at::streaming_kernel(ch41::kTrainBlock).value(), 20);
   ASSERT_TRUE(stored.has_value());
   ASSERT_TRUE(streaming.has_value());
   ASSERT_EQ(stored->size(), 20u);
@@ -150,9 +163,10 @@ TEST(Exercises, AnswersAreWhatTheFormulasGive) {
   EXPECT_NEAR(x.steps[0].after.sum, std::exp(-2.0) + std::exp(-5.0) + 1.0, 1e-15);
   EXPECT_EQ(x.steps[1].after.max, 9.0);
   EXPECT_NEAR(x.steps[1].rescale, std::exp(-3.0), 1e-16);
-  EXPECT_NEAR(x.steps[1].after.sum,
-              std::exp(-5.0) + std::exp(-8.0) + 2 * std::exp(-3.0) + std::exp(-7.0) + 1.0,
-              1e-15);
+  EXPECT_NEAR(
+      x.steps[1].after.sum,
+      std::exp(-5.0) + std::exp(-8.0) + 2 * std::exp(-3.0) + std::exp(-7.0) + 1.0,
+      1e-15);
   EXPECT_TRUE(std::isinf(x.naive_total));
   EXPECT_EQ(x.shifted.back().after.max, 1005.0);
   EXPECT_NEAR(x.shifted.back().after.sum, evidence().steps.back().after.sum, 1e-15);

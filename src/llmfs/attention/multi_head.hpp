@@ -117,8 +117,8 @@ using CausalAttentionFn = std::expected<CausalAttention, AttentionError> (*)(
 /// The default keeps the weights (Chapter 30); Chapter 41's streaming_kernel() computes
 /// the same function block by block without storing them.
 struct AttentionKernel {
-  std::string_view name = "stored weights";     ///< for reports: what runs
-  std::size_t block_size = 0;                   ///< keys per block (0: not blocked)
+  std::string_view name = "stored weights";  ///< for reports: what runs
+  std::size_t block_size = 0;                ///< keys per block (0: not blocked)
   CausalAttentionFn run = &stored_weights_attention;  ///< the computation
   /// Equal when the name, the block size and the function are equal.
   friend bool operator==(const AttentionKernel&, const AttentionKernel&) = default;

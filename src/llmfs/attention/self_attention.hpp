@@ -29,7 +29,7 @@ enum class AttentionErrorCode {
                    ///< to
   size_overflow,   ///< the `[T, T]` mask's element count overflows `std::size_t`
   zero_block_size,  ///< a blocked kernel was given 0 keys per block (Chapter 41)
-  autograd,        ///< a tape operation failed; `cause` holds its AutogradError
+  autograd,         ///< a tape operation failed; `cause` holds its AutogradError
 };
 
 /// The fixed description of a code, e.g. `"empty token axis"`.

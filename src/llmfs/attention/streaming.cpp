@@ -176,7 +176,8 @@ void recompute_weights(Tensor& scores, std::span<const double> lse, std::size_t 
       Tensor p = LLMFS_TRY(block_scores(queries, lane, k0, nk));
       recompute_weights(p, g.lse, q0, k0);
       // dV += Pᵀ·dO;  dS = P ∘ (dO·Vᵀ − D), times 1/√d_k for dQ and dK
-      add_rows(grad_values.mutable_values(), LLMFS_TRY(product(transposed(p), d_out)), 0);
+      add_rows(grad_values.mutable_values(), LLMFS_TRY(product(transposed(p), d_out)),
+               0);
       Tensor ds = LLMFS_TRY(product(d_out, values_t));
       auto dsv = ds.mutable_values();
       const auto pv = p.values();
@@ -184,7 +185,8 @@ void recompute_weights(Tensor& scores, std::span<const double> lse, std::size_t 
         for (std::size_t j = 0; j < nk; ++j)
           dsv[r * nk + j] = pv[r * nk + j] * (dsv[r * nk + j] - delta[q0 + r]) * scale;
       add_rows(g.grad_query, LLMFS_TRY(product(ds, keys)), q0);
-      add_rows(grad_keys.mutable_values(), LLMFS_TRY(product(transposed(ds), queries)), 0);
+      add_rows(grad_keys.mutable_values(), LLMFS_TRY(product(transposed(ds), queries)),
+               0);
     }
     add_rows(g.grad_key, grad_keys, k0);
     add_rows(g.grad_value, grad_values, k0);
@@ -282,8 +284,8 @@ std::expected<StreamingForward, AttentionError> streaming_attention_forward(
     std::size_t block_size) {
   // Q, K: [..., T, d_k], V: [..., T, d_v] -> O [..., T, d_v], L [..., T]
   constexpr std::string_view stage = "streaming attention";
-  LLMFS_TRY(check_streaming(stage, query.shape(), key.shape(), value.shape(),
-                            block_size));
+  LLMFS_TRY(
+      check_streaming(stage, query.shape(), key.shape(), value.shape(), block_size));
   std::vector<std::size_t> rows_of(query.shape().begin(), query.shape().end() - 1);
   const std::size_t tokens = rows_of.back();
   const std::size_t dv = value.shape()[value.rank() - 1];
@@ -341,31 +343,34 @@ std::expected<CausalAttention, AttentionError> streaming_causal_attention(
     const autograd::TensorValue& query, const autograd::TensorValue& key,
     const autograd::TensorValue& value, std::size_t block_size) {
   constexpr std::string_view stage = "streaming attention";
-  LLMFS_TRY(check_streaming(stage, query.shape(), key.shape(), value.shape(),
-                            block_size));
+  LLMFS_TRY(
+      check_streaming(stage, query.shape(), key.shape(), value.shape(), block_size));
   const Tensor* q = LLMFS_TRY_AT(stage, query.value_view());
   const Tensor* k = LLMFS_TRY_AT(stage, key.value_view());
   const Tensor* v = LLMFS_TRY_AT(stage, value.value_view());
   auto forward = LLMFS_TRY(streaming_attention_forward(*q, *k, *v, block_size));
   // The node keeps O; the closure keeps L, T numbers per lane, and nothing [T, T]
-  auto backward = [lse = std::move(forward.log_sum_exp), block_size](
-                      autograd::BackwardContext& ctx) -> std::expected<void, AutogradError> {
+  auto backward =
+      [lse = std::move(forward.log_sum_exp), block_size](
+          autograd::BackwardContext& ctx) -> std::expected<void, AutogradError> {
     const StreamingForward saved{ctx.output(), lse};
     auto grads = streaming_attention_backward(ctx.parent_value(0), ctx.parent_value(1),
-                                              ctx.parent_value(2), saved, ctx.upstream(),
-                                              block_size);
+                                              ctx.parent_value(2), saved,
+                                              ctx.upstream(), block_size);
     if (!grads) return std::unexpected(tape_error(grads.error()));
     LLMFS_TRY(ctx.accumulate(0, grads->query));
     LLMFS_TRY(ctx.accumulate(1, grads->key));
     return ctx.accumulate(2, grads->value);
   };
-  auto output = LLMFS_TRY_AT(stage, autograd::record_op(stage, std::move(forward.output),
-                                                        {query, key, value}, backward));
+  auto output =
+      LLMFS_TRY_AT(stage, autograd::record_op(stage, std::move(forward.output),
+                                              {query, key, value}, backward));
   return CausalAttention{{}, {}, {}, std::move(output)};
 }
 // endregion: streaming-op
 
-std::expected<AttentionKernel, AttentionError> streaming_kernel(std::size_t block_size) {
+std::expected<AttentionKernel, AttentionError> streaming_kernel(
+    std::size_t block_size) {
   if (block_size == 0)
     return reject(AttentionErrorCode::zero_block_size, "streaming attention kernel");
   return AttentionKernel{"streaming", block_size, &streaming_causal_attention};

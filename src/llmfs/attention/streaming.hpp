@@ -25,7 +25,7 @@ namespace llmfs::attention {
 /// largest score seen so far, m, and the sum ℓ of `exp(s_j − m)` over the keys seen.
 struct RunningStatistics {
   double max = -std::numeric_limits<double>::infinity();  ///< m (−∞ before any key)
-  double sum = 0.0;                                        ///< ℓ
+  double sum = 0.0;                                       ///< ℓ
 };
 
 /// What one block of keys did to a row's statistics (one step of the online softmax).
@@ -63,15 +63,15 @@ struct StreamingGradients {
 /// Causal attention without the `[T, T]` tables: for each block of `block_size`
 /// queries, every block of keys up to the diagonal is scored, folded into the running
 /// statistics, and mixed into the output; memory beyond the inputs and the output is
-/// `O(block_size²)` per thread plus `T` numbers per lane. `Q, K [..., T, d_k]`, `V [...,
-/// T, d_v]`, equal leading axes (the lanes, e.g. `[B, h]`); lanes run on
+/// `O(block_size²)` per thread plus `T` numbers per lane. `Q, K [..., T, d_k]`, `V
+/// [..., T, d_v]`, equal leading axes (the lanes, e.g. `[B, h]`); lanes run on
 /// tensor::matmul_defaults().threads threads (a lane is computed whole by one thread,
 /// so the bits do not depend on the count). Equals causal_self_attention() up to
 /// rounding. \return the shape errors of causal_self_attention(),
 /// AttentionErrorCode::zero_block_size, or AttentionErrorCode::autograd.
-[[nodiscard]] std::expected<StreamingForward, AttentionError> streaming_attention_forward(
-    const tensor::Tensor& query, const tensor::Tensor& key, const tensor::Tensor& value,
-    std::size_t block_size);
+[[nodiscard]] std::expected<StreamingForward, AttentionError>
+streaming_attention_forward(const tensor::Tensor& query, const tensor::Tensor& key,
+                            const tensor::Tensor& value, std::size_t block_size);
 
 /// The backward pass of streaming_attention_forward() from its output, its
 /// log-sum-exp and the upstream gradient `dO [..., T, d_v]`: each block of weights

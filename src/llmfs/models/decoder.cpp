@@ -267,8 +267,7 @@ std::expected<DecoderBlock, DecoderError> DecoderModel::build_block(
   auto output = leaf();
   auto attention = attention::MultiHeadAttention::from_parameters(
       std::move(query), std::move(key), std::move(value), std::move(output),
-      config.heads,
-      attention::RotaryPositions{config.context_length, config.rope_base},
+      config.heads, attention::RotaryPositions{config.context_length, config.rope_base},
       config.attention);
   if (!attention) return fail(std::move(attention).error());
   auto ffn_norm = nn::RMSNorm::from_parameters(leaf(), config.epsilon);
