@@ -17,6 +17,8 @@
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
 #                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt) and
 #                    chapter 38's cached generation (bench/results/ch38-generation.txt)
+#   make bench-attention  chapter 41: attention memory per T and time beside PyTorch (minutes;
+#                    writes bench/results/ch41-attention.txt and .json)
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
 #   make train-decoder  chapter 33's long run (tens of minutes): the log and figure in
 #                    docs/_static/ (progress on stderr when it is a terminal)
@@ -28,7 +30,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench strict clean train-ngram train-decoder
+.PHONY: deps configure build demos book test traces demo sanitize bench bench-attention strict clean train-ngram train-decoder
 
 deps:
 	@tools/install-deps.sh
@@ -124,6 +126,12 @@ bench:
 	@tools/run-tokenizer-bench.sh build/bench
 	@tools/run-loop-order-bench.sh build/bench
 	@tools/run-generation-bench.sh build/bench
+
+# Chapter 41: attention memory (one process per T) and time beside PyTorch; minutes, not a test.
+bench-attention:
+	@cmake --preset bench > build/bench.configure.log 2>&1 || { cat build/bench.configure.log; exit 1; }
+	@cmake --build --preset bench --target llmfs_attention_bench
+	@tools/run-attention-bench.sh build/bench
 
 strict:
 	@$(MAKE) --no-print-directory build PRESET=strict

@@ -100,7 +100,17 @@ TEST(MultiHeadErrorMessages, EveryCodeNamesItsStageAndCause) {
       kRopeBase);
   ASSERT_FALSE(narrow.has_value());
 
+  Tape kernel_tape;
+  SplitMix64 kernel_rng(1);
+  auto no_kernel = MultiHeadAttention::create(
+      kernel_tape, "mha", 4, 2,
+      llmfs::attention::RotaryPositions{kMaxPositions, kRopeBase}, kernel_rng,
+      llmfs::attention::AttentionKernel{"none", 1, nullptr});
+  ASSERT_FALSE(no_kernel.has_value());
+
   const std::vector<MultiHeadCase> cases{
+      {MultiHeadErrorCode::missing_kernel, no_kernel.error(),
+       "multi-head attention, configuration: attention kernel has no function (none)"},
       {MultiHeadErrorCode::zero_model_width,
        create_error(0, 2, kMaxPositions, kRopeBase),
        "multi-head attention, configuration: model width must be nonzero"},

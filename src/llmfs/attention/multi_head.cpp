@@ -43,6 +43,7 @@ std::string_view describe(MultiHeadErrorCode code) noexcept {
     case MultiHeadErrorCode::offset_overflow: return "position interval overflows";
     case MultiHeadErrorCode::position_range:
       return "position interval exceeds capacity";
+    case MultiHeadErrorCode::missing_kernel: return "attention kernel has no function";
     case MultiHeadErrorCode::stage_failed: return "stage failed";
   }
   return "unknown multi-head error";
@@ -57,7 +58,22 @@ const autograd::AutogradError* autograd_cause(const MultiHeadError& error) noexc
       *error.cause);
 }
 
+std::expected<CausalAttention, AttentionError> stored_weights_attention(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t /*block_size*/) {
+  return causal_self_attention(query, key, value);
+}
+
 namespace {
+
+// A kernel must name a function (a default AttentionKernel does).
+[[nodiscard]] std::expected<void, MultiHeadError> check_kernel(
+    const AttentionKernel& kernel) {
+  if (kernel.run == nullptr)
+    return reject(MultiHeadErrorCode::missing_kernel, MultiHeadStage::configuration,
+                  std::string(kernel.name));
+  return {};
+}
 
 // region: multi-head-configuration-checks
 // Everything about widths and positions that can be checked without any matrix: returns
@@ -147,9 +163,11 @@ check_configuration(std::size_t model_width, std::size_t heads,
 // region: multi-head-create
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
     autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-    std::size_t heads, PositionEncoding positions, SplitMix64& rng) {
+    std::size_t heads, PositionEncoding positions, SplitMix64& rng,
+    AttentionKernel kernel) {
   // Check the whole configuration, and build the RoPE tables, before the rng moves
   auto rope = LLMFS_TRY(check_configuration(model_width, heads, positions));
+  LLMFS_TRY(check_kernel(kernel));
 
   // Draw W_Q, W_K, W_V, then W_O, on a trial copy of the generator
   SplitMix64 trial = rng;
@@ -161,7 +179,7 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
                    nn::Linear::create(tape, fmt::format("{}.output", prefix),
                                       model_width, model_width, false, trial));
   auto layer = LLMFS_TRY(assemble(std::move(qkv), std::move(output), heads,
-                                  std::move(positions), std::move(rope)));
+                                  std::move(positions), std::move(rope), kernel));
 
   // Commit the generator only when the layer exists
   rng = trial;
@@ -173,8 +191,10 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::create(
 // The configuration has been checked (and the RoPE tables built) by the caller, once.
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
     nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
-    PositionEncoding positions, std::optional<RotaryEmbedding> rope) {
+    PositionEncoding positions, std::optional<RotaryEmbedding> rope,
+    AttentionKernel kernel) {
   LLMFS_TRY(check_square(qkv, output));
+  LLMFS_TRY(check_kernel(kernel));
   // One list, stable order, unique names and nodes
   std::vector<nn::NamedParameter> listed(qkv.parameters().begin(),
                                          qkv.parameters().end());
@@ -184,38 +204,41 @@ std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::assemble(
   const std::size_t model_width = qkv.input_width();
   return MultiHeadAttention(std::move(qkv), std::move(output), std::move(rope),
                             std::move(positions), std::move(parameters), model_width,
-                            heads);
+                            heads, kernel);
 }
 // endregion: multi-head-assemble
 
 // region: multi-head-from-parameters
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_parameters(
     nn::NamedParameter query, nn::NamedParameter key, nn::NamedParameter value,
-    nn::NamedParameter output, std::size_t heads, PositionEncoding positions) {
+    nn::NamedParameter output, std::size_t heads, PositionEncoding positions,
+    AttentionKernel kernel) {
   return from_projections(nn::QkvProjections::from_weights(
                               std::move(query), std::move(key), std::move(value)),
-                          std::move(output), heads, std::move(positions));
+                          std::move(output), heads, std::move(positions), kernel);
 }
 
 std::expected<MultiHeadAttention, MultiHeadError>
 MultiHeadAttention::from_combined_parameters(nn::NamedParameter in_projection,
                                              nn::NamedParameter output,
                                              std::size_t heads,
-                                             PositionEncoding positions) {
+                                             PositionEncoding positions,
+                                             AttentionKernel kernel) {
   return from_projections(nn::QkvProjections::from_combined(std::move(in_projection)),
-                          std::move(output), heads, std::move(positions));
+                          std::move(output), heads, std::move(positions), kernel);
 }
 
 // Both layouts: the projections as built (or rejected), then W_O and the configuration.
 std::expected<MultiHeadAttention, MultiHeadError> MultiHeadAttention::from_projections(
     std::expected<nn::QkvProjections, nn::NnError> projections,
-    nn::NamedParameter output, std::size_t heads, PositionEncoding positions) {
+    nn::NamedParameter output, std::size_t heads, PositionEncoding positions,
+    AttentionKernel kernel) {
   auto qkv = LLMFS_TRY_AT(MultiHeadStage::qkv_projection, std::move(projections));
   auto projection = LLMFS_TRY_AT(MultiHeadStage::output_projection,
                                  nn::Linear::from_parameters(std::move(output)));
   auto rope = LLMFS_TRY(check_configuration(qkv.input_width(), heads, positions));
   return assemble(std::move(qkv), std::move(projection), heads, std::move(positions),
-                  std::move(rope));
+                  std::move(rope), kernel);
 }
 // endregion: multi-head-from-parameters
 
@@ -239,14 +262,16 @@ MultiHeadAttention::MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output
                                        std::optional<RotaryEmbedding> rope,
                                        PositionEncoding positions,
                                        nn::NamedParameters parameters,
-                                       std::size_t model_width, std::size_t heads)
+                                       std::size_t model_width, std::size_t heads,
+                                       AttentionKernel kernel)
     : qkv_(std::move(qkv)),
       output_(std::move(output)),
       rope_(std::move(rope)),
       positions_(std::move(positions)),
       parameters_(std::move(parameters)),
       model_width_(model_width),
-      heads_(heads) {}
+      heads_(heads),
+      kernel_(kernel) {}
 
 // region: multi-head-forward
 std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
@@ -269,10 +294,10 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
   auto rotated_key =
       LLMFS_TRY_AT(Stage::key_rotation, rotate(rope_, key_heads, position_offset));
 
-  // One causal table per head: [B,h] are independent lanes
-  auto attended =
-      LLMFS_TRY_AT(Stage::causal_attention,
-                   causal_self_attention(rotated_query, rotated_key, value_heads));
+  // Causal attention per head, by the kernel chosen at construction: [B,h] are lanes
+  auto attended = LLMFS_TRY_AT(
+      Stage::causal_attention,
+      kernel_.run(rotated_query, rotated_key, value_heads, kernel_.block_size));
 
   // Concatenate to [B,T,d_model], then one learned map
   auto merged = LLMFS_TRY_AT(Stage::merge, merge_heads(attended.output));

@@ -43,6 +43,7 @@ enum class MultiHeadErrorCode {
   empty_tokens,     ///< T = 0: a causal row would have no key to attend to
   offset_overflow,  ///< `position_offset + T` overflows `std::size_t`
   position_range,   ///< `position_offset + T` exceeds the RoPE capacity
+  missing_kernel,   ///< the AttentionKernel has no function to run
   stage_failed,     ///< a lower stage failed: `stage` says which, `cause` says why
 };
 
@@ -97,6 +98,32 @@ struct NoPositions {};
 
 /// How the layer encodes token positions: an explicit choice, never a hidden flag.
 using PositionEncoding = std::variant<RotaryPositions, NoPositions>;
+
+// region: attention-kernel
+/// The per-head causal attention a layer runs: rotated queries and keys and the values,
+/// each `[B,h,T,d_h]`, and a key-block size -> CausalAttention (its `output` is
+/// `[B,h,T,d_h]`; a kernel that keeps no tables leaves the other fields empty).
+using CausalAttentionFn = std::expected<CausalAttention, AttentionError> (*)(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t block_size);
+
+/// Chapter 28's causal_self_attention() as a kernel: every `[B,h,T,T]` table is kept on
+/// the tape (the block size is not used).
+[[nodiscard]] std::expected<CausalAttention, AttentionError> stored_weights_attention(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t block_size);
+
+/// Which computation produces each head's attention: chosen once, at construction.
+/// The default keeps the weights (Chapter 30); Chapter 41's streaming_kernel() computes
+/// the same function block by block without storing them.
+struct AttentionKernel {
+  std::string_view name = "stored weights";  ///< for reports: what runs
+  std::size_t block_size = 0;                ///< keys per block (0: not blocked)
+  CausalAttentionFn run = &stored_weights_attention;  ///< the computation
+  /// Equal when the name, the block size and the function are equal.
+  friend bool operator==(const AttentionKernel&, const AttentionKernel&) = default;
+};
+// endregion: attention-kernel
 
 // region: multi-head-forward-record
 /// Every intermediate of one multi-head forward pass, all on the input's tape.
@@ -153,7 +180,8 @@ class MultiHeadAttention {
   ///         a released tape).
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> create(
       autograd::Tape& tape, std::string_view prefix, std::size_t model_width,
-      std::size_t heads, PositionEncoding positions, SplitMix64& rng);
+      std::size_t heads, PositionEncoding positions, SplitMix64& rng,
+      AttentionKernel kernel = {});
 
   /// A layer from four exact matrices (fixtures, checkpoints). d_model is the query
   /// weight's row count. \return MultiHeadErrorCode::stage_failed for matrices
@@ -165,7 +193,8 @@ class MultiHeadAttention {
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
   from_parameters(nn::NamedParameter query, nn::NamedParameter key,
                   nn::NamedParameter value, nn::NamedParameter output,
-                  std::size_t heads, PositionEncoding positions);
+                  std::size_t heads, PositionEncoding positions,
+                  AttentionKernel kernel = {});
 
   /// A layer from PyTorch's layout: one combined in-projection
   /// `W_in = [W_Q | W_K | W_V]`, `[d_model, 3·d_model]` (PyTorch's `in_proj_weight` is
@@ -173,7 +202,8 @@ class MultiHeadAttention {
   /// errors of the separate-matrix from_parameters().
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
   from_combined_parameters(nn::NamedParameter in_projection, nn::NamedParameter output,
-                           std::size_t heads, PositionEncoding positions);
+                           std::size_t heads, PositionEncoding positions,
+                           AttentionKernel kernel = {});
   // endregion: multi-head-factories
 
   /// Creates the four matrices on `tape` with rotary positions `{max_positions,
@@ -197,6 +227,8 @@ class MultiHeadAttention {
   [[nodiscard]] const std::optional<RotaryEmbedding>& rope() const noexcept {
     return rope_;
   }
+  /// The attention kernel chosen at construction (stored weights unless given).
+  [[nodiscard]] const AttentionKernel& kernel() const noexcept { return kernel_; }
   /// The position encoding chosen at construction.
   [[nodiscard]] const PositionEncoding& positions() const noexcept {
     return positions_;
@@ -222,14 +254,15 @@ class MultiHeadAttention {
   MultiHeadAttention(nn::QkvProjections qkv, nn::Linear output,
                      std::optional<RotaryEmbedding> rope, PositionEncoding positions,
                      nn::NamedParameters parameters, std::size_t model_width,
-                     std::size_t heads);
+                     std::size_t heads, AttentionKernel kernel);
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError>
   from_projections(std::expected<nn::QkvProjections, nn::NnError> projections,
                    nn::NamedParameter output, std::size_t heads,
-                   PositionEncoding positions);
+                   PositionEncoding positions, AttentionKernel kernel);
   [[nodiscard]] static std::expected<MultiHeadAttention, MultiHeadError> assemble(
       nn::QkvProjections qkv, nn::Linear output, std::size_t heads,
-      PositionEncoding positions, std::optional<RotaryEmbedding> rope);
+      PositionEncoding positions, std::optional<RotaryEmbedding> rope,
+      AttentionKernel kernel);
   // region: multi-head-state
   // The four matrices, the rotary tables and the widths; nothing else is stored.
   nn::QkvProjections qkv_;
@@ -240,6 +273,8 @@ class MultiHeadAttention {
   std::size_t model_width_;
   std::size_t heads_;
   // endregion: multi-head-state
+  // Chapter 41: which computation runs the per-head attention.
+  AttentionKernel kernel_;
 };
 
 }  // namespace llmfs::attention

@@ -19,6 +19,7 @@ std::string_view describe(AttentionErrorCode code) noexcept {
     case AttentionErrorCode::token_mismatch: return "token counts differ";
     case AttentionErrorCode::empty_tokens: return "empty token axis";
     case AttentionErrorCode::size_overflow: return "mask size overflows";
+    case AttentionErrorCode::zero_block_size: return "block size must be nonzero";
     case AttentionErrorCode::autograd: return "tape operation failed";
   }
   return "unknown attention error";

@@ -28,7 +28,8 @@ enum class AttentionErrorCode {
   empty_tokens,    ///< the token axis is empty: a query row would have no key to attend
                    ///< to
   size_overflow,   ///< the `[T, T]` mask's element count overflows `std::size_t`
-  autograd,        ///< a tape operation failed; `cause` holds its AutogradError
+  zero_block_size,  ///< a blocked kernel was given 0 keys per block (Chapter 41)
+  autograd,         ///< a tape operation failed; `cause` holds its AutogradError
 };
 
 /// The fixed description of a code, e.g. `"empty token axis"`.

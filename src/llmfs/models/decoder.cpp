@@ -54,7 +54,8 @@ namespace {
                            .hidden_width = config.hidden_width,
                            .max_positions = config.context_length,
                            .rope_base = config.rope_base,
-                           .epsilon = config.epsilon};
+                           .epsilon = config.epsilon,
+                           .attention = config.attention};
 }
 
 [[nodiscard]] std::string decoder_block_name(std::size_t index) {
@@ -266,7 +267,8 @@ std::expected<DecoderBlock, DecoderError> DecoderModel::build_block(
   auto output = leaf();
   auto attention = attention::MultiHeadAttention::from_parameters(
       std::move(query), std::move(key), std::move(value), std::move(output),
-      config.heads, config.context_length, config.rope_base);
+      config.heads, attention::RotaryPositions{config.context_length, config.rope_base},
+      config.attention);
   if (!attention) return fail(std::move(attention).error());
   auto ffn_norm = nn::RMSNorm::from_parameters(leaf(), config.epsilon);
   if (!ffn_norm) return fail(std::move(ffn_norm).error());

@@ -42,6 +42,8 @@ struct DecoderConfig {
   double rope_base = 10000.0;      ///< RoPE base b, finite and > 1
   double epsilon = 1e-6;           ///< RMSNorm ε, finite and > 0
   std::uint64_t seed = 0;          ///< SplitMix64 seed of create()'s draws
+  /// Each block's per-head attention (Chapter 41): stored weights unless chosen.
+  llmfs::attention::AttentionKernel attention{};
   /// Equal when every field is equal.
   friend bool operator==(const DecoderConfig&, const DecoderConfig&) = default;
 };

@@ -46,10 +46,11 @@ std::expected<DecoderBlock, DecoderBlockError> DecoderBlock::create(
   auto attention_norm = LLMFS_TRY_AT(
       stage, nn::RMSNorm::create(tape, fmt::format("{}.attention_norm", prefix), d,
                                  shape.epsilon));
-  auto attention =
-      LLMFS_TRY_AT(stage, attention::MultiHeadAttention::create(
-                              tape, fmt::format("{}.attention", prefix), d, shape.heads,
-                              shape.max_positions, shape.rope_base, trial));
+  auto attention = LLMFS_TRY_AT(
+      stage, attention::MultiHeadAttention::create(
+                 tape, fmt::format("{}.attention", prefix), d, shape.heads,
+                 attention::RotaryPositions{shape.max_positions, shape.rope_base},
+                 trial, shape.attention));
   auto ffn_norm = LLMFS_TRY_AT(
       stage,
       nn::RMSNorm::create(tape, fmt::format("{}.ffn_norm", prefix), d, shape.epsilon));

@@ -88,6 +88,8 @@ struct DecoderBlockShape {
   std::size_t max_positions = 0;  ///< RoPE capacity: positions `0..max_positions−1`
   double rope_base = 10000.0;     ///< RoPE base b (Su et al. 2021)
   double epsilon = nn::RMSNorm::default_epsilon;  ///< the RMSNorm ε of both norms
+  /// The attention's per-head kernel (Chapter 41): stored weights unless chosen.
+  llmfs::attention::AttentionKernel attention{};
 };
 
 // region: block-class
