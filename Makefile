@@ -125,7 +125,7 @@ train:
 	  cmake --build --preset $(PRESET) --target ch39-the-end-to-end-llm >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
 	@$(BUILD)/bin/ch39-the-end-to-end-llm --train-long --out docs/_static/ch39 \
 	  --model tools/ch39-kjv-decoder.safetensors --checkpoint $(BUILD)/ch39-last.checkpoint
-	@$(PYTHON) tools/plot-ch39-run.py docs/_static/ch39
+	@$(PYTHON) tools/plot-ch39-run.py docs/_static/ch39-train.jsonl docs/_static/ch39-run
 
 # Text from the trained model: `make generate` asks for prompts on stdin (one a line);
 # `make generate PROMPT="In the beginning"` continues one. TOKENS, TEMPERATURE, TOP_K,

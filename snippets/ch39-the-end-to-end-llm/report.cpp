@@ -59,15 +59,33 @@ std::string render_report(const Evidence& e) {
 }
 
 std::string render_trace(const Evidence& e) {
+  const auto& r = e.run;
   std::string out;
-  for (const auto& s : e.run.run.steps)
-    out += fmt::format("TRAIN|step={}|lr={:.6e}|loss={:.6f}|grad_norm={:.6f}\n", s.step,
-                       s.learning_rate, s.loss, s.gradient_norm);
-  for (const auto& v : e.run.run.evaluations)
+  // The pipeline's stages, in the order the data flows through them
+  out += fmt::format("STAGE|name=tokenizer|chapters=3-4|value=V {}\n",
+                     kDemoModel.vocab_size);
+  out += fmt::format(
+      "STAGE|name=partitions|chapters=2,5|value={} train documents, {} windows of "
+      "T={}\n",
+      r.train_documents, r.train_examples, kDemoModel.context_length);
+  out +=
+      fmt::format("STAGE|name=model|chapters=32|value={} parameters\n", r.parameters);
+  out +=
+      fmt::format("STAGE|name=training|chapters=33|value={} steps, selected step {}\n",
+                  r.run.steps.size(), r.run.selected.step());
+  out += fmt::format(
+      "STAGE|name=validation|chapters=7|value={} tokens, {:.6f} bits/byte\n",
+      r.validation.tokens, r.validation_bpb);
+  out += fmt::format("STAGE|name=sealed test|chapters=34|value={} windows, {} bytes\n",
+                     r.test_examples, r.test_bytes);
+  out += fmt::format("STAGE|name=model file|chapters=35|value=round trip {}\n",
+                     e.model_file_round_trip);
+  out += fmt::format("STAGE|name=generation|chapters=36|value={} samples\n",
+                     r.samples.size());
+  for (const auto& v : r.run.evaluations)
     out += fmt::format("VALID|step={}|loss={:.6f}|best={}\n", v.step, v.validation_loss,
                        v.best);
-  out += fmt::format("SELECT|step={}\n", e.run.run.selected.step());
-  for (const auto& row : e.run.table)
+  for (const auto& row : r.table)
     out += fmt::format("TEST|name={}|bits_per_byte={:.6f}\n", row.name,
                        row.metrics.bits_per_byte);
   return out;
