@@ -41,7 +41,6 @@ struct TempFile {
 
 }  // namespace
 
-// region: demo
 Step<Evidence> gather() {
   Evidence e;
   const auto corpus = LLMFS_TRY(load_corpus(kDemoDocuments));
@@ -88,6 +87,5 @@ Step<Evidence> gather() {
                    static_cast<double>(corpus.validation.tokens);
   return e;
 }
-// endregion: demo
 
 }  // namespace ch39

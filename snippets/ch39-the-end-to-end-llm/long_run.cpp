@@ -96,7 +96,6 @@ std::string samples_text(const PipelineResult& r) {
 
 }  // namespace
 
-// region: train-long
 int train_long(int argc, char** argv) {
   const auto f = flags(argc, argv, {"--out", "--model", "--checkpoint", "--steps"});
   if (!f || !f->contains("--out") || !f->contains("--model")) {
@@ -154,9 +153,7 @@ int train_long(int argc, char** argv) {
   fmt::print("\n");
   return 0;
 }
-// endregion: train-long
 
-// region: generate-cli
 int generate_cli(int argc, char** argv) {
   const auto f = flags(argc, argv,
                        {"--model", "--prompt", "--tokens", "--temperature", "--top-k",
@@ -211,6 +208,5 @@ int generate_cli(int argc, char** argv) {
     if (!interactive) return 0;
   }
 }
-// endregion: generate-cli
 
 }  // namespace ch39

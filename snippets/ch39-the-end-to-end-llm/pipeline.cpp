@@ -102,7 +102,7 @@ std::vector<llmfs::models::TokenSequence> documents_of(const Partition& p) {
 
 }  // namespace
 
-// region: pipeline
+// region: pipeline-train
 Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
                                   training::TrainingMonitor* monitor,
                                   const std::filesystem::path& checkpoint,
@@ -140,6 +140,8 @@ Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
       std::chrono::steady_clock::period::num / std::chrono::steady_clock::period::den;
   if (!checkpoint.empty())
     LLMFS_TRY(save_last(checkpoint, s, adamw, out.run, *corpus.tokenizer));
+  // endregion: pipeline-train
+  // region: pipeline-score
   // 2. The selected model on every validation token (Chapter 7's bits per byte)
   const auto& selected = out.run.selected.values();
   out.validation =
@@ -166,6 +168,8 @@ Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
     (void)best_alpha.offer(k, loss, {});
   }
   out.bigram_alpha = ch34::kAlphas[best_alpha.step()];
+  // endregion: pipeline-score
+  // region: pipeline-test
   // 4. The test partition sealed, then scored once for every contender (Chapter 34)
   auto test_set = LLMFS_TRY(windows(corpus.test, T));
   out.test_examples = test_set.examples.size();
@@ -193,6 +197,6 @@ Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
     }
   return out;
 }
-// endregion: pipeline
+// endregion: pipeline-test
 
 }  // namespace ch39
