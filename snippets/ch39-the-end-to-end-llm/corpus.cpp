@@ -63,7 +63,6 @@ Step<llmfs::training::ExampleSet> windows(const Partition& partition,
   return set;
 }
 
-// region: every-token
 Step<Nats> score_every_token(const llmfs::models::DecoderConfig& config,
                              std::span<const llmfs::tensor::Tensor> values,
                              const Partition& partition, std::size_t batch) {
@@ -89,6 +88,7 @@ Step<Nats> score_every_token(const llmfs::models::DecoderConfig& config,
     out.tokens += n;
     return {};
   };
+  // region: every-token
   // Full windows B at a time; each document's shorter last window on its own
   std::vector<std::pair<std::size_t, std::size_t>> full;
   for (std::size_t q = 0; q < partition.sequences.size(); ++q) {
