@@ -118,13 +118,14 @@ train-decoder:
 # every validation token scored, the sealed test, the samples. Writes
 # docs/_static/ch39-train.jsonl (the log), ch39-summary.json, ch39-samples.tsv, the
 # selected model tools/ch39-kjv-decoder.safetensors (what `make generate` reads) and the
-# last state as a Chapter 35 checkpoint in $(BUILD)/ch39-last.checkpoint; the figure
+# last state as a Chapter 35 checkpoint in build/release/ch39-last.checkpoint (the release
+# preset: -O2, the same bits as the -O1 of the goldens); the figure
 # and tables are redrawn by tools/plot-ch39-run.py.
 train:
-	@$(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
-	  cmake --build --preset $(PRESET) --target ch39-the-end-to-end-llm >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
-	@$(BUILD)/bin/ch39-the-end-to-end-llm --train-long --out docs/_static/ch39 \
-	  --model tools/ch39-kjv-decoder.safetensors --checkpoint $(BUILD)/ch39-last.checkpoint
+	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
+	  cmake --build --preset release --target ch39-the-end-to-end-llm >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
+	@build/release/bin/ch39-the-end-to-end-llm --train-long --out docs/_static/ch39 \
+	  --model tools/ch39-kjv-decoder.safetensors --checkpoint build/release/ch39-last.checkpoint
 	@$(PYTHON) tools/plot-ch39-run.py docs/_static/ch39-train.jsonl docs/_static/ch39-run
 
 # Text from the trained model: `make generate` asks for prompts on stdin (one a line);
@@ -132,9 +133,9 @@ train:
 # SEED and GREEDY=1 choose how (defaults: 100 tokens, τ = 1, no cut, seed 39).
 PROMPT ?=
 generate:
-	@$(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
-	  cmake --build --preset $(PRESET) --target ch39-the-end-to-end-llm >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
-	@$(BUILD)/bin/ch39-the-end-to-end-llm --generate --model tools/ch39-kjv-decoder.safetensors \
+	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
+	  cmake --build --preset release --target ch39-the-end-to-end-llm >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
+	@build/release/bin/ch39-the-end-to-end-llm --generate --model tools/ch39-kjv-decoder.safetensors \
 	  $(if $(PROMPT),--prompt "$(PROMPT)") $(if $(TOKENS),--tokens $(TOKENS)) \
 	  $(if $(TEMPERATURE),--temperature $(TEMPERATURE)) $(if $(TOP_K),--top-k $(TOP_K)) \
 	  $(if $(SEED),--seed $(SEED)) $(if $(GREEDY),--greedy)
