@@ -15,7 +15,8 @@
 #   make sanitize    only the asan preset and its tests (the library's unit tests)
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
-#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt)
+#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt) and
+#                    chapter 38's cached generation (bench/results/ch38-generation.txt)
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
 #   make train-decoder  chapter 33's long run (tens of minutes): the log and figure in
 #                    docs/_static/ (progress on stderr when it is a terminal)
@@ -154,6 +155,7 @@ bench:
 	@tools/run-layout-bench.sh build/bench
 	@tools/run-tokenizer-bench.sh build/bench
 	@tools/run-loop-order-bench.sh build/bench
+	@tools/run-generation-bench.sh build/bench
 
 strict:
 	@$(MAKE) --no-print-directory build PRESET=strict
