@@ -3,8 +3,8 @@
 /// \file
 /// \brief The key/value cache of one attention layer, attention of new queries over it,
 /// and one incremental step of multi-head attention (Chapter 37). Inference only: plain
-/// tensors, no tape. Sources: Vaswani et al. (2017) §3.2.3 for the decoder's masking that
-/// makes it exact; Pope et al. (2022) §2 for the cache's memory.
+/// tensors, no tape. Sources: Vaswani et al. (2017) §3.2.3 for the decoder's masking
+/// that makes it exact; Pope et al. (2022) §2 for the cache's memory.
 
 #include <cstddef>
 #include <expected>
