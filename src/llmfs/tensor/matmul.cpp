@@ -201,15 +201,14 @@ struct MatrixPair {
 // endregion: fast-packing
 
 // region: fast-block-sizes
-// The cache blocks (Goto & van de Geijn 2008): a kc × nr micro-panel of b stays in L1
-// while the tiles of one column of panels run, an mc × kc block of packed a stays in L2
-// while all of b's panels pass, and a kc × nc block of packed b is reused by every row
-// block. kc·nr·8 = 48 KiB for AVX-512's nr = 24 at kc = 256 is the L1 of this machine.
-constexpr std::size_t kBlockK = 256;  // kc: the inner-axis block
-constexpr std::size_t kBlockRows =
-    96;  // mc: rows of a per packed block (a multiple of MR)
+// The cache blocks (Goto & van de Geijn 2008): an mc × kc block of packed a stays in L2
+// (96·256·8 = 192 KiB of this machine's 2 MiB) while every kc × nr micro-panel of b
+// passes it, and a kc × nc block of packed b (4 MiB at most) is reused by every row
+// block. Chapter 42's benchmark chose kc = 256 over 128 and 512 on this machine.
+constexpr std::size_t kBlockK = 256;        // kc: the inner-axis block
+constexpr std::size_t kBlockRows = 96;      // mc: rows of a per packed block
 constexpr std::size_t kBlockM = 2048;       // nc: columns of b per packed block
-constexpr std::size_t kMaxPanelWidth = 24;  // the widest nr (AVX-512: 3 vectors of 8)
+constexpr std::size_t kMaxPanelWidth = 32;  // the widest nr (AVX-512: 4 vectors of 8)
 constexpr std::size_t kMaxPanelRows = 8;    // the tallest MR
 // endregion: fast-block-sizes
 
@@ -246,7 +245,7 @@ template <class Isa>
 // region: fast-dispatch
 // One instance of the blocked kernel per instruction set: W doubles per vector, NV
 // vectors and MR rows per tile (MR·NV accumulators, the NV vectors of b and a broadcast
-// fit the register file: 24 + 4 of 32 zmm, 12 + 3 of 16 ymm). GCC compiles each body
+// fit the register file: 24 + 5 of 32 zmm, 12 + 3 of 16 ymm). GCC compiles each body
 // for its target only; the caller checks the processor before calling one
 // (__builtin_cpu_supports). No FMA: the build passes -ffp-contract=off, which holds
 // inside these functions too.
@@ -257,7 +256,7 @@ struct Avx2 {
   static constexpr std::size_t W = 4, NV = 2, MR = 6;
 };
 struct Avx512 {
-  static constexpr std::size_t W = 8, NV = 3, MR = 8;
+  static constexpr std::size_t W = 8, NV = 4, MR = 6;
 };
 using RowsKernel = void (*)(const MatrixPair&, std::size_t, std::size_t, double*,
                             double*);
