@@ -367,6 +367,19 @@ std::string_view matmul_path_name(MatmulPath path) noexcept {
   return "unknown";
 }
 
+MatmulBlocking matmul_blocking(MatmulPath path) noexcept {
+  auto of = []<class Isa>(Isa) {
+    return MatmulBlocking{Isa::W,  Isa::NV,    Isa::MR, Isa::W * Isa::NV,
+                          kBlockK, kBlockRows, kBlockM};
+  };
+  if (path == MatmulPath::teaching) return {1, 1, 1, 1, 0, 0, 0};
+#if defined(__x86_64__)
+  if (path == MatmulPath::avx512f && matmul_path_supported(path)) return of(Avx512{});
+  if (path == MatmulPath::avx2 && matmul_path_supported(path)) return of(Avx2{});
+#endif
+  return of(Portable{});
+}
+
 MatmulOptions matmul_defaults() noexcept {
   static const MatmulOptions defaults = [] {
     MatmulOptions o;
@@ -428,5 +441,68 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
   return out;
 }
 // endregion: matmul
+
+namespace {
+
+// The shape an operand is read as: its last two axes swapped when it is transposed.
+Shape as_read(const Shape& shape, Transpose transpose) {
+  std::vector<std::size_t> dims = shape.as_vector();
+  if (transpose == Transpose::yes && dims.size() >= 2)
+    std::swap(dims[dims.size() - 2], dims[dims.size() - 1]);
+  return Shape(std::move(dims));
+}
+
+// The teaching path on a strided pair: its operands copied into row-major order first
+// (the reference may copy; only the fast paths must not).
+void teaching_strided(const MatrixPair& x) {
+  std::vector<double> a(x.n * x.k), b(x.k * x.m);
+  for (std::size_t i = 0; i < x.n; ++i)
+    for (std::size_t p = 0; p < x.k; ++p)
+      a[i * x.k + p] = x.a[i * x.a_row + p * x.a_col];
+  for (std::size_t p = 0; p < x.k; ++p)
+    for (std::size_t j = 0; j < x.m; ++j)
+      b[p * x.m + j] = x.b[p * x.b_row + j * x.b_col];
+  matmul_kernel(a.data(), b.data(), x.c, x.n, x.k, x.m);
+}
+
+}  // namespace
+
+// region: matmul-transposed
+// The same pairs as matmul's, with each operand's row and column strides swapped when
+// it is read transposed: a stored [k,n] and read as [n,k] has element (i,p) at p·n + i.
+std::expected<Tensor, TensorError> matmul_transposed(const Tensor& a,
+                                                     Transpose transpose_a,
+                                                     const Tensor& b,
+                                                     Transpose transpose_b,
+                                                     const MatmulOptions& options) {
+  const Shape sa = as_read(a.shape(), transpose_a),
+              sb = as_read(b.shape(), transpose_b);
+  const Shape batch = LLMFS_TRY(check_matmul(sa, sb));
+  const std::size_t n = sa[sa.rank() - 2], k = sa[sa.rank() - 1], m = sb[sb.rank() - 1];
+  std::vector<std::size_t> out_dims = batch.as_vector();
+  out_dims.insert(out_dims.end(), {n, m});
+  Tensor out = Tensor::zeros(Shape(std::move(out_dims)));
+  if (out.size() == 0 || k == 0) return out;
+  const auto a_strides = matrix_strides(batch_shape(sa), batch, n * k);
+  const auto b_strides = matrix_strides(batch_shape(sb), batch, k * m);
+  const auto c_strides = matrix_strides(batch, batch, n * m);
+  const bool ta = transpose_a == Transpose::yes, tb = transpose_b == Transpose::yes;
+  std::vector<MatrixPair> pairs;
+  for_each_strided<3>(batch, {a_strides, b_strides, c_strides}, [&](const auto& at) {
+    pairs.push_back({a.values().data() + at[0], b.values().data() + at[1],
+                     out.mutable_values().data() + at[2], n, k, m, ta ? 1 : k,
+                     ta ? n : 1, tb ? 1 : m, tb ? k : 1});
+  });
+  if (options.path == MatmulPath::teaching) {
+    for (const MatrixPair& x : pairs)
+      teaching_strided(x);
+    return out;
+  }
+  const double flops = 2.0 * double(pairs.size() * n) * double(k) * double(m);
+  run_partitioned(rows_kernel(options.path), pairs,
+                  useful_threads(options, pairs.size() * n, flops));
+  return out;
+}
+// endregion: matmul-transposed
 
 }  // namespace llmfs::tensor
