@@ -16,6 +16,8 @@
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
 #                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt)
+#   make bench-gemm  chapter 42's matmul against its instruction ceiling and OpenBLAS
+#                    (writes bench/results/ch42-gemm.txt)
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
 #   make train-decoder  chapter 33's long run (tens of minutes): the log and figure in
 #                    docs/_static/ (progress on stderr when it is a terminal)
@@ -27,7 +29,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench strict clean train-ngram train-decoder
+.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm strict clean train-ngram train-decoder
 
 deps:
 	@tools/install-deps.sh
@@ -122,6 +124,14 @@ bench:
 	@tools/run-layout-bench.sh build/bench
 	@tools/run-tokenizer-bench.sh build/bench
 	@tools/run-loop-order-bench.sh build/bench
+	@tools/run-gemm-bench.sh build/bench
+
+# Chapter 42's matmul benchmark alone: the ceiling of the kernel's instructions, our matmul
+# and OpenBLAS's dgemm at 1024 and 2048, one thread (writes bench/results/ch42-gemm.txt).
+bench-gemm:
+	@$(MAKE) --no-print-directory configure PRESET=bench
+	@cmake --build --preset bench --target llmfs_gemm_bench
+	@tools/run-gemm-bench.sh build/bench
 
 strict:
 	@$(MAKE) --no-print-directory build PRESET=strict
