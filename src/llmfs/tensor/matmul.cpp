@@ -373,10 +373,8 @@ MatmulBlocking matmul_blocking(MatmulPath path) noexcept {
                           kBlockK, kBlockRows, kBlockM};
   };
   if (path == MatmulPath::teaching) return {1, 1, 1, 1, 0, 0, 0};
-#if defined(__x86_64__)
-  if (path == MatmulPath::avx512f && matmul_path_supported(path)) return of(Avx512{});
-  if (path == MatmulPath::avx2 && matmul_path_supported(path)) return of(Avx2{});
-#endif
+  if (path == MatmulPath::avx512f) return of(Avx512{});
+  if (path == MatmulPath::avx2) return of(Avx2{});
   return of(Portable{});
 }
 

@@ -58,8 +58,8 @@ struct MatmulBlocking {
   std::size_t nc;       ///< columns of b per packed block
 };
 
-/// The blocking `path` runs with (an unsupported path reports the portable one it
-/// runs).
+/// The blocking of `path`'s kernel, whether or not this processor supports it (an
+/// unsupported path runs the portable kernel, and so its blocking).
 [[nodiscard]] MatmulBlocking matmul_blocking(MatmulPath path) noexcept;
 
 /// Batched matrix product over the last two axes: `a [..., n, k] · b [..., k, m] ->
