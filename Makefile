@@ -21,6 +21,10 @@
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
 #   make train-decoder  chapter 33's long run (tens of minutes): the log and figure in
 #                    docs/_static/ (progress on stderr when it is a terminal)
+#   make train       chapter 39's long run (about 10 minutes on a quiet machine): the log,
+#                    summary, samples and figure in docs/_static/, the model file
+#                    tools/ch39-kjv-decoder.safetensors
+#   make generate    text from that model: PROMPT="In the beginning" or prompts on stdin
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -29,7 +33,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm strict clean train-ngram train-decoder
+.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm strict clean train-ngram train-decoder train generate
 
 deps:
 	@tools/install-deps.sh
@@ -109,6 +113,34 @@ train-decoder:
 	  cmake --build --preset $(PRESET) --target ch33-training-and-model-selection >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
 	@$(BUILD)/bin/ch33-training-and-model-selection --train-long docs/_static/ch33-train-decoder.jsonl
 	@$(PYTHON) tools/plot-training-log.py docs/_static/ch33-train-decoder.jsonl docs/_static/ch33-train-decoder.svg
+
+# Chapter 39's long run: the decoder of snippets/ch39-*/fixture.hpp (kModel, 614,880
+# parameters) on the whole training partition in BPE tokens, 2,000 steps of B = 16,
+# T = 64, validated on every window of the validation partition every 200 steps; then
+# every validation token scored, the sealed test, the samples. Writes
+# docs/_static/ch39-train.jsonl (the log), ch39-summary.json, ch39-samples.tsv, the
+# selected model tools/ch39-kjv-decoder.safetensors (what `make generate` reads) and the
+# last state as a Chapter 35 checkpoint in build/release/ch39-last.checkpoint (the release
+# preset: -O2, the same bits as the -O1 of the goldens); the figure
+# and tables are redrawn by tools/plot-ch39-run.py.
+train:
+	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
+	  cmake --build --preset release --target ch39-the-end-to-end-llm >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
+	@build/release/bin/ch39-the-end-to-end-llm --train-long --out docs/_static/ch39 \
+	  --model tools/ch39-kjv-decoder.safetensors --checkpoint build/release/ch39-last.checkpoint
+	@$(PYTHON) tools/plot-ch39-run.py docs/_static/ch39-train.jsonl docs/_static/ch39-run
+
+# Text from the trained model: `make generate` asks for prompts on stdin (one a line);
+# `make generate PROMPT="In the beginning"` continues one. TOKENS, TEMPERATURE, TOP_K,
+# SEED and GREEDY=1 choose how (defaults: 100 tokens, τ = 1, no cut, seed 39).
+PROMPT ?=
+generate:
+	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
+	  cmake --build --preset release --target ch39-the-end-to-end-llm >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
+	@build/release/bin/ch39-the-end-to-end-llm --generate --model tools/ch39-kjv-decoder.safetensors \
+	  $(if $(PROMPT),--prompt "$(PROMPT)") $(if $(TOKENS),--tokens $(TOKENS)) \
+	  $(if $(TEMPERATURE),--temperature $(TEMPERATURE)) $(if $(TOP_K),--top-k $(TOP_K)) \
+	  $(if $(SEED),--seed $(SEED)) $(if $(GREEDY),--greedy)
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan

@@ -21,6 +21,8 @@ FIGURES = [
      "docs/_static/ch23-train-ngram", (".svg", ".txt")),
     ("tools/plot-training-log.py", "docs/_static/ch33-train-decoder.jsonl",
      "docs/_static/ch33-train-decoder.svg", ("",)),
+    ("tools/plot-ch39-run.py", "docs/_static/ch39-train.jsonl",
+     "docs/_static/ch39-run", (".svg", ".txt")),
 ]
 
 

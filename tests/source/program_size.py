@@ -47,6 +47,10 @@ MEASURED_AGAINST = {40: 30, 43: 35}
 EXEMPT = {
     0: "chapter 0's subject is a whole toy model written out in its program, before the "
     "library exists; the only library it introduces is the error idiom (core/error, core/try)",
+    39: "chapter 39's subject is the assembly of chapters 2-36 into one program (corpus, "
+    "training, every-token scoring, the sealed test, the model file, generation, the long "
+    "run's command line); it adds no library of its own yet (to do: move the model file and "
+    "generation into src/llmfs/generation once chapter 38's cached generation lands)",
 }
 
 

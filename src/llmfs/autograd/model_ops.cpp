@@ -2,9 +2,13 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include <llmfs/autograd/model_ops.hpp>
 #include <llmfs/core/try.hpp>
+#include <llmfs/tensor/matmul.hpp>
 #include <llmfs/tensor/softmax.hpp>
 
 namespace llmfs::autograd {
@@ -87,17 +91,20 @@ AutogradError refused(std::string_view op, TensorErrorCode code,
 // endregion: logit-checks
 
 // region: stable-pieces
-// A row shifted by its maximum m: Σ_k exp(x_k − m). Every exponent is ≤ 0 and the
-// largest term is exactly 1, so the total lies in [1, n]: no overflow, no log 0.
+// A row shifted by its maximum m: Σ_k exp(x_k − m), each term also kept in `terms`.
+// Every exponent is ≤ 0 and the largest term is exactly 1, so the total lies in
+// [1, n]: no overflow, no log 0.
 struct ShiftedRow {
   double max = 0.0;    // m
   double total = 0.0;  // Σ_k exp(x_k − m)
 };
 
-ShiftedRow shifted(std::span<const double> row) {
+ShiftedRow shifted(std::span<const double> row, std::span<double> terms) {
   ShiftedRow r{*std::ranges::max_element(row), 0.0};
-  for (const double x : row)
-    r.total += std::exp(x - r.max);
+  for (std::size_t k = 0; k < row.size(); ++k) {
+    terms[k] = std::exp(row[k] - r.max);
+    r.total += terms[k];
+  }
   return r;
 }
 
@@ -108,6 +115,47 @@ double sigmoid(double x) {
   return e / (1.0 + e);
 }
 // endregion: stable-pieces
+
+// Every row of a cross-entropy at once: exp(z_pk − m_p), Σ_k of them, and the row's
+// term log Σ − (z_p[t_p] − m_p). Rows are independent, so two threads split them at a
+// fixed row (each row computed whole by one thread by shifted()): the same
+// bits as one thread. The caller adds the terms in row order.
+struct ShiftedRows {
+  std::vector<double> exps;    // [N·V]: exp(z_pk − m_p)
+  std::vector<double> totals;  // [N]: Σ_k exp(z_pk − m_p), k increasing
+  std::vector<double> terms;   // [N]: the row's loss term
+};
+
+ShiftedRows shifted_rows(std::span<const double> z, std::size_t vocab,
+                         const std::vector<text::TokenId>& targets) {
+  const std::size_t n = targets.size();
+  ShiftedRows out{std::vector<double>(n * vocab), std::vector<double>(n),
+                  std::vector<double>(n)};
+  auto slab = [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t p = lo; p < hi; ++p) {
+      const auto row = z.subspan(p * vocab, vocab);
+      const ShiftedRow r = shifted(row, std::span(out.exps).subspan(p * vocab, vocab));
+      out.totals[p] = r.total;
+      out.terms[p] =
+          std::log(r.total) - (row[static_cast<std::size_t>(targets[p])] - r.max);
+    }
+  };
+  // A second thread pays for itself only on a large grid (tens of microseconds to
+  // start)
+  const bool split = tensor::matmul_defaults().threads > 1 && n * vocab >= 262144;
+  if (!split) {
+    slab(0, n);
+    return out;
+  }
+  std::jthread helper;
+  try {
+    helper = std::jthread(slab, n / 2, n);
+  } catch (const std::system_error&) {
+    slab(n / 2, n);  // no thread to be had: the caller does both halves
+  }
+  slab(0, n / 2);
+  return out;
+}
 
 }  // namespace
 
@@ -213,29 +261,24 @@ std::expected<TensorValue, AutogradError> cross_entropy(const TensorValue& logit
   LLMFS_TRY(check_grid("cross_entropy", targets, vocab, z->shape()));
   LLMFS_TRY(check_finite("cross_entropy", *z));
   // Forward: L = (1/N) Σ_p (log Σ_k exp(z_pk − m_p) − (z_p[t_p] − m_p)), never
-  // forming a probability: a tiny p_t would round to 0 and its log to −∞.
+  // forming a probability: a tiny p_t would round to 0 and its log to −∞. The shifted
+  // exponentials are kept for the backward pass, which would compute the same bits.
   const std::size_t n = targets.ids.size();
-  const auto zv = z->values();
+  ShiftedRows rows = shifted_rows(z->values(), vocab, targets.ids);
   double total = 0.0;
-  for (std::size_t p = 0; p < n; ++p) {
-    const auto row = zv.subspan(p * vocab, vocab);
-    const ShiftedRow r = shifted(row);
-    total +=
-        std::log(r.total) - (row[static_cast<std::size_t>(targets.ids[p])] - r.max);
-  }
+  for (std::size_t p = 0; p < n; ++p)
+    total += rows.terms[p];  // in row order, whatever the threads
   return record_op(
       "cross_entropy", Tensor::scalar(total / static_cast<double>(n)), {logits},
-      [t = targets.ids,
-       vocab](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+      [t = targets.ids, vocab, rows = std::move(rows)](
+          BackwardContext& ctx) -> std::expected<void, AutogradError> {
         // Backward: gz_p = (g/N)·(softmax(z_p) − onehot(t_p)).
-        const auto zs = ctx.parent_value(0).values();
         const double scale = ctx.upstream().values()[0] / static_cast<double>(t.size());
         Tensor gz = Tensor::zeros(ctx.parent_value(0).shape());
         auto gv = gz.mutable_values();
         for (std::size_t p = 0; p < t.size(); ++p) {
-          const ShiftedRow r = shifted(zs.subspan(p * vocab, vocab));
           for (std::size_t j = 0; j < vocab; ++j)
-            gv[p * vocab + j] = scale * std::exp(zs[p * vocab + j] - r.max) / r.total;
+            gv[p * vocab + j] = scale * rows.exps[p * vocab + j] / rows.totals[p];
           gv[p * vocab + static_cast<std::size_t>(t[p])] -= scale;
         }
         return ctx.accumulate(0, gz);

@@ -19,6 +19,15 @@ void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
     t[i] += a[i];
 }
 
+// A first contribution, summed onto zero: each element 0.0 + a (so −0.0 becomes +0.0
+// exactly as adding it into a zero-filled gradient would), in one pass.
+tensor::Tensor first_sum(const tensor::Tensor& addend) {
+  tensor::Tensor out = addend;
+  for (double& x : out.mutable_values())
+    x = 0.0 + x;
+  return out;
+}
+
 }  // namespace
 
 // TensorValue
@@ -69,7 +78,12 @@ std::expected<void, AutogradError> BackwardContext::accumulate(
                               parent_values_[parent]->shape(), contribution.shape()));
   }
   if (!needs_[parent]) return {};
-  add_into(*parent_gradients_[parent], contribution);
+  std::optional<tensor::Tensor>& gradient = *parent_gradients_[parent];
+  if (gradient) {
+    add_into(*gradient, contribution);
+  } else {
+    gradient = first_sum(contribution);  // 0 + contribution, without a zero-filled copy
+  }
   return {};
 }
 // endregion: accumulate-checks
@@ -166,12 +180,14 @@ std::expected<void, AutogradError> TapeState::run_backward(
       Node& p = tape.nodes[parent];
       ctx.parent_values_.push_back(&p.value);
       ctx.needs_.push_back(p.requires_gradient);
-      if (p.requires_gradient && !pass[parent])
-        pass[parent] = tensor::Tensor::zeros(p.value.shape());
-      ctx.parent_gradients_.push_back(p.requires_gradient ? &*pass[parent] : nullptr);
+      ctx.parent_gradients_.push_back(p.requires_gradient ? &pass[parent] : nullptr);
     }
     order.push_back(id);
     LLMFS_TRY(node.backward(ctx));
+    // A parent this closure gave nothing still has a (zero) gradient
+    for (std::size_t parent : node.parents)
+      if (tape.nodes[parent].requires_gradient && !pass[parent])
+        pass[parent] = tensor::Tensor::zeros(tape.nodes[parent].value.shape());
   }
   // endregion: backward-sweep
   // region: backward-commit

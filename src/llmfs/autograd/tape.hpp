@@ -8,6 +8,7 @@
 #include <expected>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,7 +101,7 @@ class BackwardContext {
   const tensor::Tensor* output_ = nullptr;
   std::vector<const tensor::Tensor*> parent_values_;
   std::vector<bool> needs_;
-  std::vector<tensor::Tensor*> parent_gradients_;
+  std::vector<std::optional<tensor::Tensor>*> parent_gradients_;
   std::string_view op_;
 };
 
