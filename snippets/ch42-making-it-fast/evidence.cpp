@@ -23,7 +23,8 @@ std::size_t ceil_div(std::size_t a, std::size_t b) {
 }
 
 // A [rows, cols] matrix of values uniform in [−1, 1) from chapter 6's generator.
-Step<Tensor> random_matrix(std::size_t rows, std::size_t cols, std::uint64_t seed) {
+[[nodiscard]] Step<Tensor> random_matrix(std::size_t rows, std::size_t cols,
+                                         std::uint64_t seed) {
   llmfs::SplitMix64 rng(seed);
   std::vector<double> v(rows * cols);
   for (double& x : v)
