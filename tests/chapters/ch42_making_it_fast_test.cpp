@@ -3,12 +3,16 @@
 // FMA and a split sum change bits the fast path keeps, the FLOP counts and the roofline
 // from the chapter's formulas, and the exercises' hand answers.
 #include <cmath>
+#include <cstdlib>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/tensor/matmul.hpp>
 
 #include "evidence.hpp"
+#include "support/records.hpp"
 
 namespace {
 
@@ -99,6 +103,38 @@ TEST(Ch42Exercises, SquareCutByHand) {
   EXPECT_EQ(c.k_blocks, 4u);
   EXPECT_EQ(c.tile_calls, 21888u);
   EXPECT_EQ(c.edge_calls, 128u);
+}
+
+// The independent reference (tests/reference/make_matmul_order_reference.py, Python
+// floats and exact rationals, no torch): the same FMA and split-sum counts, and row 0
+// of the teaching product bit for bit — which the fast path must equal too.
+TEST(Ch42Reference, PythonFloatsAgreeBitForBit) {
+  const auto records =
+      llmfs::testing::read_keyed_records("tests/reference/data/tensor/ch42_orders.txt");
+  ASSERT_EQ(records.size(), 2u);
+  const ch42::OrderCheck& o = ch42_evidence().order;
+  EXPECT_EQ(std::stoul(records[0].fields.at("fma_differs")), o.fma_differs);
+  EXPECT_EQ(std::stoul(records[0].fields.at("split_differs")), o.split_differs);
+  const std::size_t n = 97, k = 257, m = 65;
+  auto draw = [](std::size_t rows, std::size_t cols, std::uint64_t seed) {
+    llmfs::SplitMix64 rng(seed);
+    std::vector<double> v(rows * cols);
+    for (double& x : v)
+      x = 2.0 * rng.next_unit() - 1.0;
+    return llmfs::tensor::Tensor::from(llmfs::tensor::Shape{rows, cols}, std::move(v))
+        .value();
+  };
+  const auto a = draw(n, k, 7), b = draw(k, m, 8);
+  const auto teaching = llmfs::tensor::matmul(a, b, {MatmulPath::teaching, 1}).value();
+  const auto fast = llmfs::tensor::matmul(a, b).value();
+  std::istringstream values(records[1].fields.at("values"));
+  std::string hex;
+  for (std::size_t j = 0; std::getline(values, hex, ','); ++j) {
+    ASSERT_LT(j, m);
+    const double want = std::strtod(hex.c_str(), nullptr);
+    EXPECT_EQ(teaching.values()[j], want) << "column " << j;
+    EXPECT_EQ(fast.values()[j], want) << "column " << j;
+  }
 }
 
 }  // namespace
