@@ -15,7 +15,9 @@
 #   make sanitize    only the asan preset and its tests (the library's unit tests)
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
-#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt)
+#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt),
+#                    chapter 38's cached generation (bench/results/ch38-generation.txt) and
+#                    chapter 42's matmul against its ceiling (bench/results/ch42-gemm.txt)
 #   make bench-gemm  chapter 42's matmul against its instruction ceiling and OpenBLAS
 #                    (writes bench/results/ch42-gemm.txt)
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
@@ -156,6 +158,7 @@ bench:
 	@tools/run-layout-bench.sh build/bench
 	@tools/run-tokenizer-bench.sh build/bench
 	@tools/run-loop-order-bench.sh build/bench
+	@tools/run-generation-bench.sh build/bench
 	@tools/run-gemm-bench.sh build/bench
 
 # Chapter 42's matmul benchmark alone: the ceiling of the kernel's instructions, our matmul

@@ -7,7 +7,8 @@ Reads the training log (JSON lines: `config`, a `step` per step, an `eval` per
 validation), and beside it the run's summary (`ch39-summary.json`: sizes, times, the
 selected step, every validation token scored, the sealed test table) and samples
 (`ch39-samples.tsv`: prompt, temperature, top-k, continuation, JSON-quoted), and
-chapter 23's n-gram log (docs/_static/ch23-train-ngram.jsonl) for its validation score.
+chapter 23's n-gram log (docs/_static/ch23-train-ngram.jsonl) for its validation score and
+the bigram's beside it.
 Writes OUT.svg (training loss, mean of 50 steps, and validation loss in nats per token by
 step, the selected step marked; currentColor only) and OUT.txt (the results, the test
 table and the samples as regions the chapter shows). Wall-clock values appear in the
@@ -60,7 +61,7 @@ def figure(config, steps, evals, selected):
     return "".join(out)
 
 
-def tables(config, evals, summary, samples, ngram_bpb):
+def tables(config, evals, summary, samples, ngram_bpb, bigram_bpb):
     n = summary["parameters"]
     lines = ["# Chapter 39's long run: written by tools/plot-ch39-run.py from ch39-train.jsonl,",
              "# ch39-summary.json and ch39-samples.tsv; shown by chapters/39-the-end-to-end-llm.md,",
@@ -83,8 +84,8 @@ def tables(config, evals, summary, samples, ngram_bpb):
     lines += ["",
               "selected step %d, on every one of the %d validation tokens (%d bytes):"
               % (summary["selected_step"], summary["validation_tokens"], summary["validation_bytes"]),
-              "  %.6f bits per byte (chapter 23's n-gram: %.6f; the bigram: 1.554342)"
-              % (summary["validation_bpb"], ngram_bpb),
+              "  %.6f bits per byte (chapter 23's n-gram: %.6f; chapter 6's bigram: %.6f)"
+              % (summary["validation_bpb"], ngram_bpb, bigram_bpb),
               "# endregion: long-run-results",
               "# region: test-table",
               "the sealed test partition, scored once: %d windows of %d tokens (%d tokens, %d bytes)"
@@ -124,12 +125,13 @@ def main(argv):
         samples.append((json.loads(prompt), temperature, top_k, json.loads(text)))
     ngram_log = os.path.join(os.path.dirname(os.path.abspath(log)), "ch23-train-ngram.jsonl")
     ngram = [json.loads(line) for line in open(ngram_log, encoding="utf-8") if line.strip()]
-    ngram_bpb = next(r for r in ngram if r["kind"] == "final")["validation_bpb"]
+    final = next(r for r in ngram if r["kind"] == "final")
+    ngram_bpb, bigram_bpb = final["validation_bpb"], final["bigram_bpb"]
     if len(evals) < 2:
         print("plot-ch39-run: fewer than two eval records in %s" % log, file=sys.stderr)
         return 1
     write(argv[1] + ".svg", figure(config, steps, evals, summary["selected_step"]))
-    write(argv[1] + ".txt", tables(config, evals, summary, samples, ngram_bpb))
+    write(argv[1] + ".txt", tables(config, evals, summary, samples, ngram_bpb, bigram_bpb))
     return 0
 
 

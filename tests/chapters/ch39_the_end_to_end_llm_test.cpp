@@ -4,6 +4,7 @@
 // (repeatable bit for bit, its table consistent with Chapter 7's formulas), and the
 // committed model of the long run against PyTorch float64 on a validation document.
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,9 @@
 
 #include <gtest/gtest.h>
 
+#include <llmfs/autograd/model_ops.hpp>
+#include <llmfs/autograd/tape.hpp>
+#include <llmfs/core/splitmix64.hpp>
 #include <llmfs/text/merges_file.hpp>
 #include <llmfs/training/decoder_loss.hpp>
 
@@ -187,6 +191,48 @@ TEST(Reference, CommittedModelMatchesTorchOnAValidationDocument) {
           .value();
   EXPECT_EQ(scored.tokens, tokens);
   EXPECT_NEAR(scored.total, nats, 1e-9 * nats);
+}
+
+}  // namespace
+
+namespace {
+
+// Chapter 39's change to chapter 16's cross-entropy: on a grid large enough to be split
+// over two threads (N·V ≥ 262144), the loss and its gradient have exactly the bits of
+// chapter 16's sequential formula, computed here row by row in the same order.
+TEST(CrossEntropy, LargeGridHasTheSequentialFormulasBits) {
+  const std::size_t B = 4, T = 32, V = 4096, N = B * T;
+  llmfs::SplitMix64 rng(39);
+  std::vector<double> z(N * V);
+  for (double& x : z)
+    x = 8.0 * rng.next_unit() - 4.0;
+  llmfs::autograd::TokenGrid targets{B, T, {}};
+  for (std::size_t p = 0; p < N; ++p)
+    targets.ids.push_back(static_cast<llmfs::text::TokenId>(rng.next_u64() % V));
+  llmfs::autograd::Tape tape;
+  const auto logits = tape.parameter(
+      llmfs::tensor::Tensor::from(llmfs::tensor::Shape{B, T, V}, z).value());
+  const auto loss = llmfs::autograd::cross_entropy(logits, targets).value();
+  ASSERT_TRUE(llmfs::autograd::backward(loss, llmfs::tensor::Tensor::scalar(1.0)));
+  double total = 0.0;
+  std::vector<double> want(N * V);
+  for (std::size_t p = 0; p < N; ++p) {
+    double m = z[p * V];
+    for (std::size_t k = 0; k < V; ++k)
+      m = std::max(m, z[p * V + k]);
+    double sum = 0.0;
+    for (std::size_t k = 0; k < V; ++k)
+      sum += std::exp(z[p * V + k] - m);
+    const auto t = static_cast<std::size_t>(targets.ids[p]);
+    total += std::log(sum) - (z[p * V + t] - m);
+    const double scale = 1.0 / static_cast<double>(N);
+    for (std::size_t k = 0; k < V; ++k)
+      want[p * V + k] = 0.0 + scale * std::exp(z[p * V + k] - m) / sum;
+    want[p * V + t] = 0.0 + (scale * std::exp(z[p * V + t] - m) / sum - scale);
+  }
+  EXPECT_EQ(loss.value().value().values()[0], total / static_cast<double>(N));
+  const auto got = logits.gradient().value();
+  EXPECT_TRUE(std::ranges::equal(got.values(), want));
 }
 
 }  // namespace

@@ -197,15 +197,19 @@ std::expected<TensorValue, AutogradError> embedding(const TensorValue& table,
 // endregion: embedding
 
 // region: silu
-std::expected<TensorValue, AutogradError> silu(const TensorValue& x) {
-  const Tensor* in = LLMFS_TRY(view_of("silu", x));
-  // Forward: y = x · σ(x).
-  Tensor out = Tensor::zeros(in->shape());
+Tensor silu(const Tensor& x) {
+  // Forward: y = x · σ(x), elementwise.
+  Tensor out = Tensor::zeros(x.shape());
   auto y = out.mutable_values();
-  const auto xv = in->values();
+  const auto xv = x.values();
   for (std::size_t i = 0; i < xv.size(); ++i)
     y[i] = xv[i] * sigmoid(xv[i]);
-  return record_op("silu", std::move(out), {x},
+  return out;
+}
+
+std::expected<TensorValue, AutogradError> silu(const TensorValue& x) {
+  const Tensor* in = LLMFS_TRY(view_of("silu", x));
+  return record_op("silu", silu(*in), {x},
                    [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
                      // Backward: dy/dx = σ + x·σ·(1 − σ) = σ·(1 + x·(1 − σ)).
                      const auto xs = ctx.parent_value(0).values();

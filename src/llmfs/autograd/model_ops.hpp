@@ -46,6 +46,9 @@ struct TokenGrid {
 /// Hendrycks and Gimpel, 2016). Backward: `gx += g · σ(x)·(1 + x·(1 − σ(x)))`.
 /// \return AutogradErrorCode::released_input (no shape can be wrong).
 [[nodiscard]] std::expected<TensorValue, AutogradError> silu(const TensorValue& x);
+/// The same SiLU on a plain tensor, no tape: the forward the taped op records, for
+/// callers that need no gradient; same shape.
+[[nodiscard]] tensor::Tensor silu(const tensor::Tensor& x);
 
 /// Log-softmax over the last axis, `y_j = x_j − m − log Σ_k exp(x_k − m)` with m the
 /// row maximum (finite for any finite logits). Backward per row: `gx_j += g_j −

@@ -26,7 +26,7 @@ std::string_view describe(SamplingErrorCode code) noexcept {
   return "unknown sampling error";
 }
 
-// region: validate-config
+// region: config-checks
 std::expected<void, SamplingError> validate(const SamplingConfig& config) {
   if (config.decoding == Decoding::greedy) return {};
   const double tau = config.temperature;
@@ -41,13 +41,14 @@ std::expected<void, SamplingError> validate(const SamplingConfig& config) {
     return reject(SamplingErrorCode::zero_top_k, "sampling config", "top_k 0");
   return {};
 }
-// endregion: validate-config
+// endregion: config-checks
 
 namespace {
 
-// region: validate-logits
+// region: logit-checks
 /// NaN and +∞ are refused; −∞ is a masked token; at least one logit must be finite.
-std::expected<void, SamplingError> validate_logits(std::span<const double> logits) {
+[[nodiscard]] std::expected<void, SamplingError> validate_logits(
+    std::span<const double> logits) {
   if (logits.empty()) return reject(SamplingErrorCode::empty_logits, "logits");
   bool any_finite = false;
   for (std::size_t i = 0; i < logits.size(); ++i) {
@@ -64,7 +65,7 @@ std::expected<void, SamplingError> validate_logits(std::span<const double> logit
                   fmt::format("{} logits", logits.size()));
   return {};
 }
-// endregion: validate-logits
+// endregion: logit-checks
 
 /// The arg max, lowest id on a tie (a strict > keeps the first maximum).
 std::size_t arg_max(std::span<const double> logits) {
@@ -146,22 +147,35 @@ std::expected<std::vector<double>, SamplingError> sampling_distribution(
   return std::move(stages.probabilities);
 }
 
-// region: inverse-cdf
-std::expected<TokenId, SamplingError> inverse_cdf(std::span<const double> probabilities,
-                                                  double u) {
+namespace {
+
+// region: distribution-checks
+/// u in [0, 1); every p finite and ≥ 0; returns the last id of positive probability.
+[[nodiscard]] std::expected<std::size_t, SamplingError> check_draw(
+    std::span<const double> p, double u) {
   if (!(u >= 0.0 && u < 1.0))
     return reject(SamplingErrorCode::bad_uniform, "inverse CDF",
                   fmt::format("u {}", u));
-  std::size_t last_positive = probabilities.size();
-  for (std::size_t i = 0; i < probabilities.size(); ++i) {
-    if (!(probabilities[i] >= 0.0 && std::isfinite(probabilities[i])))
+  std::size_t last_positive = p.size();
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!(p[i] >= 0.0 && std::isfinite(p[i])))
       return reject(SamplingErrorCode::bad_distribution, "inverse CDF",
-                    fmt::format("p[{}] = {}", i, probabilities[i]));
-    if (probabilities[i] > 0.0) last_positive = i;
+                    fmt::format("p[{}] = {}", i, p[i]));
+    if (p[i] > 0.0) last_positive = i;
   }
-  if (last_positive == probabilities.size())
+  if (last_positive == p.size())
     return reject(SamplingErrorCode::bad_distribution, "inverse CDF", "sum 0");
-  double cumulative = 0.0;
+  return last_positive;
+}
+// endregion: distribution-checks
+
+}  // namespace
+
+// region: inverse-cdf
+std::expected<TokenId, SamplingError> inverse_cdf(std::span<const double> probabilities,
+                                                  double u) {
+  const std::size_t last_positive = LLMFS_TRY(check_draw(probabilities, u));
+  double cumulative = 0.0;  // Σ_{i ≤ j} p_i, in id order
   for (std::size_t j = 0; j < probabilities.size(); ++j) {
     cumulative += probabilities[j];
     if (cumulative > u) return static_cast<TokenId>(j);
