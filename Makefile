@@ -15,8 +15,11 @@
 #   make sanitize    only the asan preset and its tests (the library's unit tests)
 #   make bench       the benchmarks beside their references (PyTorch; SentencePiece for
 #                    chapter 3's BPE trainer and chapter 4's encoder), printing ratios, and
-#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt) and
-#                    chapter 38's cached generation (bench/results/ch38-generation.txt)
+#                    chapter 11's loop orders (writes bench/results/ch11-loop-order.txt),
+#                    chapter 38's cached generation (bench/results/ch38-generation.txt) and
+#                    chapter 42's matmul against its ceiling (bench/results/ch42-gemm.txt)
+#   make bench-gemm  chapter 42's matmul against its instruction ceiling and OpenBLAS
+#                    (writes bench/results/ch42-gemm.txt)
 #   make bench-attention  chapter 41: attention memory per T and time beside PyTorch (minutes;
 #                    writes bench/results/ch41-attention.txt and .json)
 #   make train-ngram chapter 23's long run (minutes): the log and figure in docs/_static/
@@ -34,7 +37,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench bench-attention strict clean train-ngram train-decoder train generate
+.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm bench-attention strict clean train-ngram train-decoder train generate
 
 deps:
 	@tools/install-deps.sh
@@ -158,6 +161,14 @@ bench:
 	@tools/run-tokenizer-bench.sh build/bench
 	@tools/run-loop-order-bench.sh build/bench
 	@tools/run-generation-bench.sh build/bench
+	@tools/run-gemm-bench.sh build/bench
+
+# Chapter 42's matmul benchmark alone: the ceiling of the kernel's instructions, our matmul
+# and OpenBLAS's dgemm at 1024 and 2048, one thread (writes bench/results/ch42-gemm.txt).
+bench-gemm:
+	@$(MAKE) --no-print-directory configure PRESET=bench
+	@cmake --build --preset bench --target llmfs_gemm_bench
+	@tools/run-gemm-bench.sh build/bench
 
 # Chapter 41: attention memory (one process per T) and time beside PyTorch; minutes, not a test.
 bench-attention:

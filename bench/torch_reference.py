@@ -11,6 +11,8 @@ Times the same cases as build/<dir>/bin/llmfs_bench, on one thread:
   decoder/loss, decoder/loss_backward: Chapter 32's model (tests/reference/decoder_reference.py)
   on a random batch, the mean next-token cross-entropy, and with its backward pass.
 
+With --attention (chapter 42, tools/run-mha-bench.sh) it times only the mha/ cases.
+
 With --square N,N,… (chapter 11's loop-order benchmark, tools/run-loop-order-bench.sh) it
 times only torch.matmul of two n×n float64 matrices, on 1 and on 2 threads, instead.
 
@@ -157,6 +159,7 @@ def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--square":
         square([int(x) for x in sys.argv[2].split(",")])
         return
+    attention_only = sys.argv[1:] == ["--attention"]  # chapter 42: only the mha/ cases
     torch.set_num_threads(1)
     torch.manual_seed(0)
     dtype = torch.float64
@@ -193,7 +196,10 @@ def main():
         results[f"mha/forward/{tag}"] = time_case(forward)
         results[f"mha/forward_backward/{tag}"] = time_case(forward_backward)
 
-    results.update(decoder_cases(dtype))
+    if attention_only:
+        results = {k: v for k, v in results.items() if k.startswith("mha/")}
+    else:
+        results.update(decoder_cases(dtype))
     env = environment()
     json.dump({"env": env, "cases": {k: {"cpu_ms": c, "wall_ms": w, "iterations": n}
                                       for k, (c, w, n) in results.items()}}, sys.stdout, indent=1)

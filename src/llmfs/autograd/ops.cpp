@@ -49,11 +49,6 @@ template <std::size_t N>
       LLMFS_TRY_AT(stage, tensor::sum_to(gradient, ctx.parent_value(index).shape()));
   return ctx.accumulate(index, reduced);
 }
-
-// Last-two-axes transpose of a rank >= 2 tensor.
-[[nodiscard]] std::expected<Tensor, TensorError> transpose_last_two(const Tensor& t) {
-  return tensor::transpose(t, t.rank() - 2, t.rank() - 1);
-}
 // endregion: accumulate-reduced
 
 }  // namespace
@@ -131,26 +126,28 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
   auto in = LLMFS_TRY(inputs_of<2>("matmul", {&a, &b}));
   // a: [..., n, k], b: [..., k, m] -> [..., n, m]
   Tensor out = LLMFS_TRY_AT("matmul", tensor::matmul(*in[0], *in[1]));
-  return record_op(
-      "matmul", std::move(out), {a, b},
-      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-        // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [..., k, m]
-        if (ctx.needs_gradient(0)) {
-          Tensor b_t =
-              LLMFS_TRY_AT("matmul backward", transpose_last_two(ctx.parent_value(1)));
-          Tensor ga =
-              LLMFS_TRY_AT("matmul backward", tensor::matmul(ctx.upstream(), b_t));
-          LLMFS_TRY(accumulate_reduced(ctx, 0, ga, "matmul backward"));
-        }
-        if (ctx.needs_gradient(1)) {
-          Tensor a_t =
-              LLMFS_TRY_AT("matmul backward", transpose_last_two(ctx.parent_value(0)));
-          Tensor gb =
-              LLMFS_TRY_AT("matmul backward", tensor::matmul(a_t, ctx.upstream()));
-          return accumulate_reduced(ctx, 1, gb, "matmul backward");
-        }
-        return {};
-      });
+  return record_op("matmul", std::move(out), {a, b},
+                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+                     // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [...,
+                     // k, m]. The transposed operand is read in place (Chapter 42): no
+                     // transposed copy, and the same bits as the product with one.
+                     using tensor::Transpose;
+                     if (ctx.needs_gradient(0)) {
+                       Tensor ga = LLMFS_TRY_AT(
+                           "matmul backward", tensor::matmul_transposed(
+                                                  ctx.upstream(), Transpose::no,
+                                                  ctx.parent_value(1), Transpose::yes));
+                       LLMFS_TRY(accumulate_reduced(ctx, 0, ga, "matmul backward"));
+                     }
+                     if (ctx.needs_gradient(1)) {
+                       Tensor gb = LLMFS_TRY_AT("matmul backward",
+                                                tensor::matmul_transposed(
+                                                    ctx.parent_value(0), Transpose::yes,
+                                                    ctx.upstream(), Transpose::no));
+                       return accumulate_reduced(ctx, 1, gb, "matmul backward");
+                     }
+                     return {};
+                   });
 }
 // endregion: matmul-op
 

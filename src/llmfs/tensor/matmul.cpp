@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
 #include <system_error>
 #include <thread>
 #include <vector>
@@ -94,127 +96,146 @@ struct Lanes {
   typedef double type __attribute__((vector_size(W * sizeof(double))));
 };
 
-// An R × NV·W tile of c in registers while p runs over one block of the inner axis.
-// Each c[i,j] is one lane that receives a[i,p]·b[p,j] in increasing p, starting from
-// what c holds (0.0, or the sum of the earlier p-blocks): the teaching loop's
-// additions, done for NV·W neighbouring outputs at once.
-template <std::size_t W, std::size_t NV, std::size_t R>
-[[gnu::always_inline]] inline void micro_tile(const double* a, std::size_t lda,
-                                              const double* packed, std::size_t kc,
-                                              double* c, std::size_t ldc) {
+// An MR × NV·W tile of c in registers while p runs over one block of the inner axis,
+// reading a and b from their packed micro-panels (MR values of column p of a, then NV·W
+// values of row p of b, each contiguous). Each c[i,j] is one lane that receives
+// a[i,p]·b[p,j] in increasing p, starting from what c holds (0.0, or the sum of the
+// earlier p-blocks): the teaching loop's additions, MR·NV·W outputs at once.
+template <std::size_t W, std::size_t NV, std::size_t MR>
+[[gnu::always_inline]] inline void micro_tile(std::size_t kc, const double* pa,
+                                              const double* pb, double* c,
+                                              std::size_t ldc) {
   using V = typename Lanes<W>::type;
-  V acc[R][NV];
-#pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r)
+  V acc[MR][NV];
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < MR; ++r)
 #pragma GCC unroll 8
     for (std::size_t v = 0; v < NV; ++v)
       std::memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(V));
-  for (std::size_t p = 0; p < kc; ++p) {
+  for (std::size_t p = 0; p < kc; ++p, pa += MR, pb += NV * W) {
     V b_row[NV];
 #pragma GCC unroll 8
     for (std::size_t v = 0; v < NV; ++v)
-      std::memcpy(&b_row[v], packed + (p * NV + v) * W, sizeof(V));
-#pragma GCC unroll 8
-    for (std::size_t r = 0; r < R; ++r) {
-      const double a_ip = a[r * lda + p];
+      std::memcpy(&b_row[v], pb + v * W, sizeof(V));
+#pragma GCC unroll 16
+    for (std::size_t r = 0; r < MR; ++r)
 #pragma GCC unroll 8
       for (std::size_t v = 0; v < NV; ++v)
-        acc[r][v] += a_ip * b_row[v];  // one rounded product, one rounded sum
-    }
+        acc[r][v] += pa[r] * b_row[v];  // one rounded product, one rounded sum
   }
-#pragma GCC unroll 8
-  for (std::size_t r = 0; r < R; ++r)
+#pragma GCC unroll 16
+  for (std::size_t r = 0; r < MR; ++r)
 #pragma GCC unroll 8
     for (std::size_t v = 0; v < NV; ++v)
       std::memcpy(c + r * ldc + v * W, &acc[r][v], sizeof(V));
 }
 // endregion: fast-micro-kernel
 
-// A tile whose last columns may lie past the block's edge: a partial tile runs on a
-// zero-padded copy of c (the padding lanes compute values nobody reads).
-template <class Isa, std::size_t R>
-[[gnu::always_inline]] inline void edge_tile(const double* a, std::size_t lda,
-                                             const double* packed, std::size_t kc,
-                                             double* c, std::size_t ldc,
-                                             std::size_t cols) {
-  constexpr std::size_t nr = Isa::W * Isa::NV;
-  if (cols == nr) {
-    micro_tile<Isa::W, Isa::NV, R>(a, lda, packed, kc, c, ldc);
+// region: fast-edge-tile
+// A tile that reaches past the last row or column of c runs on a copy: the rows and
+// columns that exist are copied in, the rest of the copy holds zeros (the packed panels
+// hold zeros there too), and only the lanes that exist are copied back.
+template <class Isa>
+[[gnu::always_inline]] inline void tile(std::size_t kc, const double* pa,
+                                        const double* pb, double* c, std::size_t ldc,
+                                        std::size_t rows, std::size_t cols) {
+  constexpr std::size_t mr = Isa::MR, nr = Isa::W * Isa::NV;
+  if (rows == mr && cols == nr) {
+    micro_tile<Isa::W, Isa::NV, mr>(kc, pa, pb, c, ldc);
     return;
   }
-  double tile[R * nr] = {};
-  for (std::size_t r = 0; r < R; ++r)
-    std::copy_n(c + r * ldc, cols, tile + r * nr);
-  micro_tile<Isa::W, Isa::NV, R>(a, lda, packed, kc, tile, nr);
-  for (std::size_t r = 0; r < R; ++r)
-    std::copy_n(tile + r * nr, cols, c + r * ldc);
+  alignas(64) double copy[mr * nr] = {};
+  for (std::size_t r = 0; r < rows; ++r)
+    std::copy_n(c + r * ldc, cols, copy + r * nr);
+  micro_tile<Isa::W, Isa::NV, mr>(kc, pa, pb, copy, nr);
+  for (std::size_t r = 0; r < rows; ++r)
+    std::copy_n(copy + r * nr, cols, c + r * ldc);
 }
+// endregion: fast-edge-tile
 
-// The tile for the last rows of a block, when fewer than Isa::MR are left.
-template <class Isa, std::size_t R = Isa::MR>
-[[gnu::always_inline]] inline void row_tile(std::size_t rows, const double* a,
-                                            std::size_t lda, const double* packed,
-                                            std::size_t kc, double* c, std::size_t ldc,
-                                            std::size_t cols) {
-  if constexpr (R > 1) {
-    if (rows < R) {
-      row_tile<Isa, R - 1>(rows, a, lda, packed, kc, c, ldc, cols);
-      return;
-    }
-  }
-  edge_tile<Isa, R>(a, lda, packed, kc, c, ldc, cols);
-}
-
-// Rows p0 … p0+kc−1 of b [k,m], columns j0 … j0+nc−1, copied into panels of nr columns:
-// panel q holds columns j0+q·nr … row after row, so a tile reads its nr values of row p
-// from consecutive addresses (zeros past column nc). Packing only moves numbers.
-// Inlined, so that each instance is compiled for its caller's instruction set.
-[[gnu::always_inline]] inline void pack_b(const double* b, std::size_t m,
-                                          std::size_t p0, std::size_t kc,
-                                          std::size_t j0, std::size_t nc,
-                                          std::size_t nr, double* packed) {
-  for (std::size_t q = 0; q * nr < nc; ++q)
-    for (std::size_t p = 0; p < kc; ++p)
-      for (std::size_t x = 0; x < nr; ++x) {
-        const std::size_t j = q * nr + x;
-        packed[(q * kc + p) * nr + x] = j < nc ? b[(p0 + p) * m + j0 + j] : 0.0;
-      }
-}
-
-// One matrix pair of the batch: c [n,m] = a [n,k] · b [k,m], c holding zeros.
+// One matrix pair of the batch: c [n,m] = a [n,k] · b [k,m], c holding zeros (or the
+// partial sums a caller wants continued). Element (i,p) of a sits at a[i·a_row +
+// p·a_col], element (p,j) of b at b[p·b_row + j·b_col]: a transposed operand is read in
+// place.
 struct MatrixPair {
   const double* a;
   const double* b;
   double* c;
   std::size_t n, k, m;
+  std::size_t a_row, a_col, b_row, b_col;
 };
 
-constexpr std::size_t kBlockK = 128;   // a packed panel, 128·nr doubles, stays in L1
-constexpr std::size_t kBlockM = 1024;  // the packed block of b, ≤ 1 MiB, stays in L2
-constexpr std::size_t kBlockRows = 256;     // rows of a read against one packed block
-constexpr std::size_t kMaxPanelWidth = 32;  // the widest tile (AVX-512: 4 vectors of 8)
+// region: fast-packing
+// Rows i0 … i0+mc−1 of a, columns p0 … p0+kc−1, copied into micro-panels of MR rows:
+// panel q holds a[i0+q·MR+r, p0+p] at (q·kc + p)·MR + r, so the tile reads column p's
+// MR values from consecutive addresses (zeros past row mc). Packing only moves numbers;
+// reading a through its two strides is what lets Aᵀ·B use a without a transposed copy.
+[[gnu::always_inline]] inline void pack_a(const MatrixPair& x, std::size_t i0,
+                                          std::size_t mc, std::size_t p0,
+                                          std::size_t kc, std::size_t mr,
+                                          double* packed) {
+  for (std::size_t q = 0; q * mr < mc; ++q, packed += kc * mr)
+    for (std::size_t r = 0; r < mr; ++r) {
+      const std::size_t i = q * mr + r;
+      const double* row = x.a + (i0 + i) * x.a_row + p0 * x.a_col;
+      for (std::size_t p = 0; p < kc; ++p)
+        packed[p * mr + r] = i < mc ? row[p * x.a_col] : 0.0;
+    }
+}
+
+// Rows p0 … p0+kc−1 of b, columns j0 … j0+nc−1, into micro-panels of nr columns: panel
+// q holds b[p0+p, j0+q·nr+s] at (q·kc + p)·nr + s (zeros past column nc).
+[[gnu::always_inline]] inline void pack_b(const MatrixPair& x, std::size_t p0,
+                                          std::size_t kc, std::size_t j0,
+                                          std::size_t nc, std::size_t nr,
+                                          double* packed) {
+  for (std::size_t q = 0; q * nr < nc; ++q, packed += kc * nr)
+    for (std::size_t p = 0; p < kc; ++p) {
+      const double* row = x.b + (p0 + p) * x.b_row + j0 * x.b_col;
+      for (std::size_t s = 0; s < nr; ++s) {
+        const std::size_t j = q * nr + s;
+        packed[p * nr + s] = j < nc ? row[j * x.b_col] : 0.0;
+      }
+    }
+}
+// endregion: fast-packing
+
+// region: fast-block-sizes
+// The cache blocks (Goto & van de Geijn 2008): an mc × kc block of packed a stays in L2
+// (96·256·8 = 192 KiB of this machine's 2 MiB) while every kc × nr micro-panel of b
+// passes it, and a kc × nc block of packed b (4 MiB at most) is reused by every row
+// block. Chapter 42's benchmark chose kc = 256 over 128 and 512 on this machine.
+constexpr std::size_t kBlockK = 256;        // kc: the inner-axis block
+constexpr std::size_t kBlockRows = 96;      // mc: rows of a per packed block
+constexpr std::size_t kBlockM = 2048;       // nc: columns of b per packed block
+constexpr std::size_t kMaxPanelWidth = 32;  // the widest nr (AVX-512: 4 vectors of 8)
+constexpr std::size_t kMaxPanelRows = 8;    // the tallest MR
+// endregion: fast-block-sizes
 
 // region: fast-blocking
-// Rows row0 … row1−1 of c, block by block. The p-blocks run in increasing order, and
-// within one the tile adds p in increasing order, so every c[i,j] still receives
-// a[i,0]·b[0,j], a[i,1]·b[1,j], … one after the other: blocking i and j only chooses
-// which outputs are worked on together; blocking p pauses each sum in c and resumes it.
+// Rows row0 … row1−1 of c, in BLIS's five loops around the micro-kernel. The p-blocks
+// run in increasing order, and within one the tile adds p in increasing order, so every
+// c[i,j] still receives a[i,0]·b[0,j], a[i,1]·b[1,j], … one after the other: blocking i
+// and j only chooses which outputs are worked on together; blocking p pauses each sum
+// in c and resumes it.
 template <class Isa>
 [[gnu::always_inline]] inline void blocked_rows(const MatrixPair& x, std::size_t row0,
-                                                std::size_t row1, double* packed) {
-  constexpr std::size_t nr = Isa::W * Isa::NV;
+                                                std::size_t row1, double* packed_a,
+                                                double* packed_b) {
+  constexpr std::size_t mr = Isa::MR, nr = Isa::W * Isa::NV;
   for (std::size_t j0 = 0; j0 < x.m; j0 += kBlockM) {
     const std::size_t nc = std::min(kBlockM, x.m - j0);
     for (std::size_t p0 = 0; p0 < x.k; p0 += kBlockK) {
       const std::size_t kc = std::min(kBlockK, x.k - p0);
-      pack_b(x.b, x.m, p0, kc, j0, nc, nr, packed);
+      pack_b(x, p0, kc, j0, nc, nr, packed_b);
       for (std::size_t i0 = row0; i0 < row1; i0 += kBlockRows) {
-        const std::size_t i1 = std::min(row1, i0 + kBlockRows);
+        const std::size_t mc = std::min(kBlockRows, row1 - i0);
+        pack_a(x, i0, mc, p0, kc, mr, packed_a);
         for (std::size_t j = 0; j < nc; j += nr)
-          for (std::size_t i = i0; i < i1; i += Isa::MR)
-            row_tile<Isa>(std::min(Isa::MR, i1 - i), x.a + i * x.k + p0, x.k,
-                          packed + j * kc, kc, x.c + i * x.m + j0 + j, x.m,
-                          std::min(nr, nc - j));
+          for (std::size_t i = 0; i < mc; i += mr)
+            tile<Isa>(kc, packed_a + i * kc, packed_b + j * kc,
+                      x.c + (i0 + i) * x.m + j0 + j, x.m, std::min(mr, mc - i),
+                      std::min(nr, nc - j));
       }
     }
   }
@@ -223,32 +244,33 @@ template <class Isa>
 
 // region: fast-dispatch
 // One instance of the blocked kernel per instruction set: W doubles per vector, NV
-// vectors and MR rows per tile (MR·NV accumulators fit the register file: 16 of 32
-// zmm, 8 of 16 ymm). GCC compiles each body for its target only; the caller checks the
-// processor before calling one (__builtin_cpu_supports). No FMA: the build passes
-// -ffp-contract=off, which holds inside these functions too.
+// vectors and MR rows per tile (accumulators, b's row and a's broadcast: 29 of 32 zmm,
+// 15 of 16 ymm). GCC compiles each body for its target only; the caller checks the
+// processor first (__builtin_cpu_supports). No FMA: -ffp-contract=off holds here too.
 struct Portable {
   static constexpr std::size_t W = 2, NV = 2, MR = 4;
 };
 struct Avx2 {
-  static constexpr std::size_t W = 4, NV = 2, MR = 4;
+  static constexpr std::size_t W = 4, NV = 2, MR = 6;
 };
 struct Avx512 {
-  static constexpr std::size_t W = 8, NV = 4, MR = 4;
+  static constexpr std::size_t W = 8, NV = 4, MR = 6;
 };
-using RowsKernel = void (*)(const MatrixPair&, std::size_t, std::size_t, double*);
-void rows_portable(const MatrixPair& x, std::size_t r0, std::size_t r1, double* buf) {
-  blocked_rows<Portable>(x, r0, r1, buf);
+using RowsKernel = void (*)(const MatrixPair&, std::size_t, std::size_t, double*,
+                            double*);
+void rows_portable(const MatrixPair& x, std::size_t r0, std::size_t r1, double* pa,
+                   double* pb) {
+  blocked_rows<Portable>(x, r0, r1, pa, pb);
 }
 #if defined(__x86_64__)
 [[gnu::target("avx2")]] void rows_avx2(const MatrixPair& x, std::size_t r0,
-                                       std::size_t r1, double* buf) {
-  blocked_rows<Avx2>(x, r0, r1, buf);
+                                       std::size_t r1, double* pa, double* pb) {
+  blocked_rows<Avx2>(x, r0, r1, pa, pb);
   __builtin_ia32_vzeroupper();  // upper halves clean for the scalar code after
 }
 [[gnu::target("avx512f")]] void rows_avx512f(const MatrixPair& x, std::size_t r0,
-                                             std::size_t r1, double* buf) {
-  blocked_rows<Avx512>(x, r0, r1, buf);
+                                             std::size_t r1, double* pa, double* pb) {
+  blocked_rows<Avx512>(x, r0, r1, pa, pb);
   __builtin_ia32_vzeroupper();
 }
 #endif
@@ -263,6 +285,23 @@ RowsKernel rows_kernel(MatmulPath path) {
 }
 // endregion: fast-dispatch
 
+// Packing buffers, 64-byte aligned (a zmm load never splits a cache line), one pair per
+// thread, sized for the blocks this product needs.
+struct PackBuffers {
+  struct Free {
+    void operator()(double* p) const noexcept {
+      ::operator delete[](p, std::align_val_t{64});
+    }
+  };
+  std::unique_ptr<double[], Free> a, b;
+  PackBuffers(std::size_t a_size, std::size_t b_size)
+      : a(alloc(a_size)), b(alloc(b_size)) {}
+  static double* alloc(std::size_t n) {
+    return static_cast<double*>(::operator new[](
+        std::max<std::size_t>(n, 1) * sizeof(double), std::align_val_t{64}));
+  }
+};
+
 // region: fast-threads
 // The output rows of every matrix of the batch as one list (row i of pair e is row
 // e·n + i), cut into `threads` contiguous slabs fixed by the shapes alone. Each c[i,j]
@@ -270,15 +309,17 @@ RowsKernel rows_kernel(MatmulPath path) {
 // not depend on the thread count. Thread 0 is the caller; the others join at return.
 void run_partitioned(RowsKernel kernel, const std::vector<MatrixPair>& pairs,
                      std::size_t threads) {
-  const std::size_t n = pairs.front().n, total = pairs.size() * n;
-  const std::size_t packed_size = std::min(kBlockK, pairs.front().k) *
-                                  (std::min(kBlockM, pairs.front().m) + kMaxPanelWidth);
-  std::vector<std::vector<double>> buffers(threads, std::vector<double>(packed_size));
+  const MatrixPair& first = pairs.front();
+  const std::size_t n = first.n, total = pairs.size() * n;
+  const std::size_t kc = std::min(kBlockK, first.k);
+  const std::size_t a_size = (std::min(kBlockRows, n) + kMaxPanelRows) * kc;
+  const std::size_t b_size = (std::min(kBlockM, first.m) + kMaxPanelWidth) * kc;
   auto slab = [&](std::size_t t) {
     const std::size_t lo = total * t / threads, hi = total * (t + 1) / threads;
+    PackBuffers buffers(a_size, b_size);
     for (std::size_t e = lo / n; e < pairs.size() && e * n < hi; ++e)
       kernel(pairs[e], std::max(lo, e * n) - e * n, std::min(hi, (e + 1) * n) - e * n,
-             buffers[t].data());
+             buffers.a.get(), buffers.b.get());
   };
   std::vector<std::jthread> workers;
   for (std::size_t t = 1; t < threads; ++t) {
@@ -322,6 +363,17 @@ std::string_view matmul_path_name(MatmulPath path) noexcept {
     case MatmulPath::avx512f: return "avx512f";
   }
   return "unknown";
+}
+
+MatmulBlocking matmul_blocking(MatmulPath path) noexcept {
+  auto of = []<class Isa>(Isa) {
+    return MatmulBlocking{Isa::W,  Isa::NV,    Isa::MR, Isa::W * Isa::NV,
+                          kBlockK, kBlockRows, kBlockM};
+  };
+  if (path == MatmulPath::teaching) return {1, 1, 1, 1, 0, 0, 0};
+  if (path == MatmulPath::avx512f) return of(Avx512{});
+  if (path == MatmulPath::avx2) return of(Avx2{});
+  return of(Portable{});
 }
 
 MatmulOptions matmul_defaults() noexcept {
@@ -372,7 +424,7 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
   double* cv = out.mutable_values().data();
   std::vector<MatrixPair> pairs;
   for_each_strided<3>(batch, {a_strides, b_strides, c_strides}, [&](const auto& at) {
-    pairs.push_back({av + at[0], bv + at[1], cv + at[2], n, k, m});
+    pairs.push_back({av + at[0], bv + at[1], cv + at[2], n, k, m, k, 1, m, 1});
   });
   if (options.path == MatmulPath::teaching) {
     for (const MatrixPair& x : pairs)
@@ -385,5 +437,68 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
   return out;
 }
 // endregion: matmul
+
+namespace {
+
+// The shape an operand is read as: its last two axes swapped when it is transposed.
+Shape as_read(const Shape& shape, Transpose transpose) {
+  std::vector<std::size_t> dims = shape.as_vector();
+  if (transpose == Transpose::yes && dims.size() >= 2)
+    std::swap(dims[dims.size() - 2], dims[dims.size() - 1]);
+  return Shape(std::move(dims));
+}
+
+// The teaching path on a strided pair: its operands copied into row-major order first
+// (the reference may copy; only the fast paths must not).
+void teaching_strided(const MatrixPair& x) {
+  std::vector<double> a(x.n * x.k), b(x.k * x.m);
+  for (std::size_t i = 0; i < x.n; ++i)
+    for (std::size_t p = 0; p < x.k; ++p)
+      a[i * x.k + p] = x.a[i * x.a_row + p * x.a_col];
+  for (std::size_t p = 0; p < x.k; ++p)
+    for (std::size_t j = 0; j < x.m; ++j)
+      b[p * x.m + j] = x.b[p * x.b_row + j * x.b_col];
+  matmul_kernel(a.data(), b.data(), x.c, x.n, x.k, x.m);
+}
+
+}  // namespace
+
+// region: matmul-transposed
+// The same pairs as matmul's, with each operand's row and column strides swapped when
+// it is read transposed: a stored [k,n] and read as [n,k] has element (i,p) at p·n + i.
+std::expected<Tensor, TensorError> matmul_transposed(const Tensor& a,
+                                                     Transpose transpose_a,
+                                                     const Tensor& b,
+                                                     Transpose transpose_b,
+                                                     const MatmulOptions& options) {
+  const Shape sa = as_read(a.shape(), transpose_a),
+              sb = as_read(b.shape(), transpose_b);
+  const Shape batch = LLMFS_TRY(check_matmul(sa, sb));
+  const std::size_t n = sa[sa.rank() - 2], k = sa[sa.rank() - 1], m = sb[sb.rank() - 1];
+  std::vector<std::size_t> out_dims = batch.as_vector();
+  out_dims.insert(out_dims.end(), {n, m});
+  Tensor out = Tensor::zeros(Shape(std::move(out_dims)));
+  if (out.size() == 0 || k == 0) return out;
+  const auto a_strides = matrix_strides(batch_shape(sa), batch, n * k);
+  const auto b_strides = matrix_strides(batch_shape(sb), batch, k * m);
+  const auto c_strides = matrix_strides(batch, batch, n * m);
+  const bool ta = transpose_a == Transpose::yes, tb = transpose_b == Transpose::yes;
+  std::vector<MatrixPair> pairs;
+  for_each_strided<3>(batch, {a_strides, b_strides, c_strides}, [&](const auto& at) {
+    pairs.push_back({a.values().data() + at[0], b.values().data() + at[1],
+                     out.mutable_values().data() + at[2], n, k, m, ta ? 1 : k,
+                     ta ? n : 1, tb ? 1 : m, tb ? k : 1});
+  });
+  if (options.path == MatmulPath::teaching) {
+    for (const MatrixPair& x : pairs)
+      teaching_strided(x);
+    return out;
+  }
+  const double flops = 2.0 * double(pairs.size() * n) * double(k) * double(m);
+  run_partitioned(rows_kernel(options.path), pairs,
+                  useful_threads(options, pairs.size() * n, flops));
+  return out;
+}
+// endregion: matmul-transposed
 
 }  // namespace llmfs::tensor

@@ -44,6 +44,24 @@ struct MatmulOptions {
 /// The name of a path: "teaching", "portable", "avx2" or "avx512f".
 [[nodiscard]] std::string_view matmul_path_name(MatmulPath path) noexcept;
 
+/// The register tile and cache blocks of a path's kernel (Goto & van de Geijn 2008; the
+/// names are BLIS's): an `mr × nr` tile of outputs in registers, `nr = w · vectors`;
+/// a `kc`-long block of the inner axis; `mc` rows of a and `nc` columns of b packed per
+/// block. The teaching path has no blocks: all are 1 but kc, mc and nc, which are 0.
+struct MatmulBlocking {
+  std::size_t w;        ///< doubles per vector register
+  std::size_t vectors;  ///< vector registers across one tile row
+  std::size_t mr;       ///< tile rows
+  std::size_t nr;       ///< tile columns (w · vectors)
+  std::size_t kc;       ///< inner-axis block
+  std::size_t mc;       ///< rows of a per packed block
+  std::size_t nc;       ///< columns of b per packed block
+};
+
+/// The blocking of `path`'s kernel, whether or not this processor supports it (an
+/// unsupported path runs the portable kernel, and so its blocking).
+[[nodiscard]] MatmulBlocking matmul_blocking(MatmulPath path) noexcept;
+
 /// Batched matrix product over the last two axes: `a [..., n, k] · b [..., k, m] ->
 /// [..., n, m]`.
 ///
@@ -65,5 +83,21 @@ struct MatmulOptions {
 [[nodiscard]] std::expected<Tensor, TensorError> matmul(const Tensor& a,
                                                         const Tensor& b,
                                                         const MatmulOptions& options);
+
+/// Whether an operand of matmul_transposed is read as stored or as its transpose.
+enum class Transpose {
+  no,   ///< the operand's last two axes as stored
+  yes,  ///< the operand's last two axes swapped (read in place, never copied)
+};
+
+/// matmul of `op(a) · op(b)`, where `op` swaps the last two axes of an operand marked
+/// Transpose::yes: `aᵀ·b` for `[..., k, n]` and `[..., k, m]`, `a·bᵀ` for `[..., n, k]`
+/// and `[..., m, k]` — the products a backward pass needs (Chapter 42). The fast paths
+/// read the transposed operand through its strides while packing, so no transposed copy
+/// is made and every output's sum is the same as matmul's on a transposed copy, bit for
+/// bit. Same errors as matmul, naming the shapes after the transposition.
+[[nodiscard]] std::expected<Tensor, TensorError> matmul_transposed(
+    const Tensor& a, Transpose transpose_a, const Tensor& b, Transpose transpose_b,
+    const MatmulOptions& options = matmul_defaults());
 
 }  // namespace llmfs::tensor

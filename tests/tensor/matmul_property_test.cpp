@@ -1,0 +1,128 @@
+// Chapter 42's property test of the blocked kernel: random shapes drawn from lengths
+// that matter to it (0, 1, primes, and each block's edge ± 1: mr, nr, kc, mc), every
+// fast path this processor runs on 1, 2 and 3 threads, for matmul and for both
+// transposed operands of matmul_transposed, against the teaching loop, bit for bit.
+#include <algorithm>
+#include <array>
+#include <random>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <llmfs/tensor/matmul.hpp>
+
+#include "support/random_tensor.hpp"
+
+namespace {
+
+using llmfs::tensor::MatmulBlocking;
+using llmfs::tensor::MatmulOptions;
+using llmfs::tensor::MatmulPath;
+using llmfs::tensor::Shape;
+using llmfs::tensor::Tensor;
+using llmfs::tensor::Transpose;
+using llmfs::test::random_tensor;
+
+constexpr std::array kFastPaths{MatmulPath::portable, MatmulPath::avx2,
+                                MatmulPath::avx512f};
+
+// Lengths around one block size b: b−1, b, b+1 (and 2b+1, two blocks and one more).
+void add_edges(std::vector<std::size_t>& lengths, std::size_t b) {
+  for (std::size_t v : {b - 1, b, b + 1, 2 * b + 1})
+    lengths.push_back(v);
+}
+
+// The stored [rows, cols] matrix of `t` ([rows, cols] or a stack of them) transposed:
+// [..., cols, rows], written out by index (the test's own transpose, no library view).
+Tensor transposed_copy(const Tensor& t) {
+  const Shape& s = t.shape();
+  const std::size_t rows = s[s.rank() - 2], cols = s[s.rank() - 1];
+  const std::size_t count = rows * cols == 0 ? 0 : t.size() / (rows * cols);
+  std::vector<double> out(t.size());
+  for (std::size_t e = 0; e < count; ++e)
+    for (std::size_t i = 0; i < rows; ++i)
+      for (std::size_t j = 0; j < cols; ++j)
+        out[e * rows * cols + j * rows + i] =
+            t.values()[e * rows * cols + i * cols + j];
+  std::vector<std::size_t> dims = s.as_vector();
+  std::swap(dims[dims.size() - 2], dims[dims.size() - 1]);
+  return Tensor::from(Shape(std::move(dims)), std::move(out)).value();
+}
+
+TEST(MatmulProperty, BlockEdgesPrimesAndEmptyShapesMatchTheTeachingLoopBitwise) {
+  std::size_t checked = 0;
+  for (const MatmulPath path : kFastPaths) {
+    if (!llmfs::tensor::matmul_path_supported(path)) continue;
+    const MatmulBlocking blk = llmfs::tensor::matmul_blocking(path);
+    std::vector<std::size_t> rows{0, 1, 2, 7, 13}, inner{0, 1, 3, 31},
+        cols{0, 1, 5, 17};
+    add_edges(rows, blk.mr);
+    rows.insert(rows.end(), {blk.mc - 1, blk.mc, blk.mc + 1});
+    add_edges(inner, blk.kc);
+    add_edges(cols, blk.nr);
+    std::mt19937_64 draw(4200 + static_cast<std::size_t>(path));
+    auto pick = [&](const std::vector<std::size_t>& from) {
+      return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(draw)];
+    };
+    for (int trial = 0; trial < 24; ++trial) {
+      const std::size_t batch = 1 + trial % 3, n = pick(rows), k = pick(inner),
+                        m = pick(cols);
+      if (batch * n * k * m > 1'500'000) continue;  // the sanitizer build stays quick
+      const Tensor a = random_tensor(Shape{batch, n, k}, 100 + trial);
+      const Tensor b = random_tensor(Shape{k, m}, 200 + trial);
+      const auto teaching = llmfs::tensor::matmul(a, b, {MatmulPath::teaching, 1});
+      ASSERT_TRUE(teaching.has_value());
+      const Tensor at = transposed_copy(a), bt = transposed_copy(b);
+      for (const std::size_t threads : {1, 2, 3}) {
+        const MatmulOptions options{path, threads, 0.0};
+        const std::string what = fmt::format("{} [{},{},{}]·[{},{}] {} threads",
+                                             llmfs::tensor::matmul_path_name(path),
+                                             batch, n, k, k, m, threads);
+        const auto plain = llmfs::tensor::matmul(a, b, options);
+        const auto tn = llmfs::tensor::matmul_transposed(at, Transpose::yes, b,
+                                                         Transpose::no, options);
+        const auto nt = llmfs::tensor::matmul_transposed(a, Transpose::no, bt,
+                                                         Transpose::yes, options);
+        ASSERT_TRUE(plain && tn && nt) << what;
+        EXPECT_TRUE(bitwise_equal(*plain, *teaching)) << what;
+        EXPECT_TRUE(bitwise_equal(*tn, *teaching)) << what << " (aᵀ read in place)";
+        EXPECT_TRUE(bitwise_equal(*nt, *teaching)) << what << " (bᵀ read in place)";
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 36u);  // at least the portable path's draws ran
+}
+
+// The teaching path of matmul_transposed (a copy, then the i-p-j loop) against matmul
+// on the test's own transposed copies, and its errors naming the shapes as read.
+TEST(MatmulProperty, TransposedTeachingPathAndErrors) {
+  const Tensor a = random_tensor(Shape{2, 5, 3}, 7), b = random_tensor(Shape{4, 5}, 8);
+  const auto expected = llmfs::tensor::matmul(transposed_copy(a), transposed_copy(b),
+                                              {MatmulPath::teaching, 1});
+  const auto got = llmfs::tensor::matmul_transposed(
+      a, Transpose::yes, b, Transpose::yes, {MatmulPath::teaching, 1});
+  ASSERT_TRUE(expected && got);
+  EXPECT_EQ(got->shape(), (Shape{2, 3, 4}));
+  EXPECT_TRUE(bitwise_equal(*got, *expected));
+  const auto bad = llmfs::tensor::matmul_transposed(a, Transpose::no, b, Transpose::no);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_EQ(fmt::format("{}", bad.error()),
+            "matmul: inner dimension mismatch: [2,5,3] and [4,5] (3 != 4)");
+}
+
+// The blocking each path reports: nr = w·vectors, mc a multiple of mr (whole tiles in
+// a full row block), and the teaching path unblocked.
+TEST(MatmulProperty, BlockingIsConsistent) {
+  for (const MatmulPath path : kFastPaths) {
+    const MatmulBlocking blk = llmfs::tensor::matmul_blocking(path);
+    EXPECT_EQ(blk.nr, blk.w * blk.vectors);
+    EXPECT_EQ(blk.mc % blk.mr, 0u);
+    EXPECT_GT(blk.kc, 0u);
+  }
+  const MatmulBlocking teaching = llmfs::tensor::matmul_blocking(MatmulPath::teaching);
+  EXPECT_EQ(teaching.kc, 0u);
+}
+
+}  // namespace
