@@ -101,12 +101,14 @@ demo:
 # Chapter 23's long run: the neural n-gram model trained for 10,000 AdamW steps of B = 128,
 # the learning rate falling linearly, scored on the whole validation partition every 1,000
 # steps. Progress on stderr when it is a terminal; the log (JSON lines) in
-# docs/_static/ch23-train-ngram.jsonl, the figure and table redrawn from it by
+# docs/_static/ch23-train-ngram.jsonl, the trained model in tools/ch23-kjv-ngram.weights
+# (chapter 39's test table scores it), the figure and table redrawn from it by
 # tools/plot-ngram-log.py (checked by the test book.figures).
 train-ngram:
 	@$(MAKE) --no-print-directory configure > $(BUILD).demo.log 2>&1 && \
 	  cmake --build --preset $(PRESET) --target ch23-a-neural-n-gram-model >> $(BUILD).demo.log 2>&1 || { cat $(BUILD).demo.log; exit 1; }
-	@$(BUILD)/bin/ch23-a-neural-n-gram-model --train-long --log docs/_static/ch23-train-ngram.jsonl
+	@$(BUILD)/bin/ch23-a-neural-n-gram-model --train-long --log docs/_static/ch23-train-ngram.jsonl \
+	  --weights tools/ch23-kjv-ngram.weights
 	@/usr/bin/python3 tools/plot-ngram-log.py docs/_static/ch23-train-ngram.jsonl docs/_static/ch23-train-ngram
 # Chapter 33's long run: the decoder of snippets/ch33-*/fixture.hpp (kLongModel) on the whole
 # training partition as bytes, 2,000 steps of B = 16, validated every 200 steps. The log
@@ -121,7 +123,8 @@ train-decoder:
 # Chapter 39's long run: the decoder of snippets/ch39-*/fixture.hpp (kModel, 614,880
 # parameters) on the whole training partition in BPE tokens, 2,000 steps of B = 16,
 # T = 64, validated on every window of the validation partition every 200 steps; then
-# every validation token scored, the sealed test, the samples. Writes
+# every validation token scored, the sealed test (chapter 23's n-gram from
+# tools/ch23-kjv-ngram.weights among its rows), the samples. Writes
 # docs/_static/ch39-train.jsonl (the log), ch39-summary.json, ch39-samples.tsv, the
 # selected model tools/ch39-kjv-decoder.safetensors (what `make generate` reads) and the
 # last state as a Chapter 35 checkpoint in build/release/ch39-last.checkpoint (the release
@@ -131,7 +134,8 @@ train:
 	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
 	  cmake --build --preset release --target ch39-the-end-to-end-llm >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
 	@build/release/bin/ch39-the-end-to-end-llm --train-long --out docs/_static/ch39 \
-	  --model tools/ch39-kjv-decoder.safetensors --checkpoint build/release/ch39-last.checkpoint
+	  --model tools/ch39-kjv-decoder.safetensors --checkpoint build/release/ch39-last.checkpoint \
+	  --ngram tools/ch23-kjv-ngram.weights
 	@$(PYTHON) tools/plot-ch39-run.py docs/_static/ch39-train.jsonl docs/_static/ch39-run
 
 # Text from the trained model: `make generate` asks for prompts on stdin (one a line);

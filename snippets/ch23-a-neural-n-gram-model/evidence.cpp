@@ -132,7 +132,8 @@ Step<std::vector<CurvePoint>> train(
     const CorpusExamples& corpus, const NgramBatch& scored, std::size_t bytes,
     std::size_t batch, std::size_t steps, std::size_t every, bool linear_decay,
     const std::function<void(const CurvePoint&)>& on_point,
-    const std::function<void(std::size_t, double)>& on_step) {
+    const std::function<void(std::size_t, double)>& on_step,
+    std::optional<NgramMlp>* trained) {
   llmfs::SplitMix64 rng(kSeed);
   NgramMlp model = LLMFS_TRY_AT(
       "create", NgramMlp::create({corpus.vocab, kContext, kEmbedding, kHidden}, rng));
@@ -140,10 +141,12 @@ Step<std::vector<CurvePoint>> train(
       "optimizer", llmfs::training::AdamW::create(
                        kHyper, LLMFS_TRY_AT("groups", llmfs::models::ngram_groups(
                                                           model, kWeightDecay))));
-  return LLMFS_TRY_AT(
+  auto curve = LLMFS_TRY_AT(
       "train", llmfs::models::train_ngram(model, optimizer, corpus.train, scored, bytes,
                                           {batch, steps, every, kSeed, linear_decay},
                                           on_point, on_step));
+  if (trained != nullptr) trained->emplace(std::move(model));
+  return curve;
 }
 // endregion: training-loop
 

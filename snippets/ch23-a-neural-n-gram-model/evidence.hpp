@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,12 +81,13 @@ struct CorpusExamples {
 /// `steps` AdamW steps from kSeed with batches of `batch`, scoring `scored` (of
 /// `bytes` bytes) at step 0 and every `every` steps, η constant or falling linearly
 /// (`linear_decay`); `on_point` sees each point and `on_step`, if given, each step's
-/// number and batch loss.
+/// number and batch loss; `trained`, if given, receives the model after the last step.
 [[nodiscard]] Step<std::vector<CurvePoint>> train(
     const CorpusExamples& corpus, const llmfs::models::NgramBatch& scored,
     std::size_t bytes, std::size_t batch, std::size_t steps, std::size_t every,
     bool linear_decay, const std::function<void(const CurvePoint&)>& on_point,
-    const std::function<void(std::size_t, double)>& on_step = {});
+    const std::function<void(std::size_t, double)>& on_step = {},
+    std::optional<llmfs::models::NgramMlp>* trained = nullptr);
 /// The reference file's model, gradients and AdamW steps against ours.
 [[nodiscard]] Step<Replay> replay_reference();
 /// Runs the whole chapter once.

@@ -1,17 +1,20 @@
 // Chapter 23
-// The long run behind `--train-long --log FILE [--steps N]` (make train-ngram): the
-// demo's model and seed with larger batches and more steps, scored on every token of
-// the validation partition. Progress goes to stderr only when stderr is a terminal; the
-// log is JSON lines, appended and flushed line by line to FILE.partial and renamed to
-// FILE when the run ends, so FILE is only ever a whole log.
+// The long run behind `--train-long --log FILE [--steps N] [--weights FILE]` (make
+// train-ngram): the demo's model and seed with larger batches and more steps, scored on
+// every token of the validation partition; with --weights, the trained model is saved
+// (weights.hpp) for Chapter 39's final table. Progress goes to stderr only when stderr
+// is a terminal; the log is JSON lines, appended and flushed line by line to
+// FILE.partial and renamed to FILE when the run ends, so FILE is only ever a whole log.
 #include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <expected>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "evidence.hpp"
+#include "weights.hpp"
 
 #include <unistd.h>
 
@@ -21,11 +24,13 @@ namespace {
 
 struct Options {
   std::string log;
+  std::string weights;  // empty: not saved
   std::size_t steps = kLongSteps;
 };
 
-// `--log FILE` and `--steps N` in any order after `--train-long`; anything else, a
-// missing value or a count that is not a positive decimal number is refused by name.
+// `--log FILE`, `--steps N` and `--weights FILE` in any order after `--train-long`;
+// anything else, a missing value or a count that is not a positive decimal number is
+// refused by name.
 [[nodiscard]] std::expected<Options, std::string> parse(int argc, char** argv) {
   Options o;
   for (int i = 2; i < argc; i += 2) {
@@ -34,6 +39,8 @@ struct Options {
     const std::string_view value = argv[i + 1];
     if (flag == "--log") {
       o.log = value;
+    } else if (flag == "--weights") {
+      o.weights = value;
     } else if (flag == "--steps") {
       const auto [end, ec] =
           std::from_chars(value.data(), value.data() + value.size(), o.steps);
@@ -53,9 +60,11 @@ struct Options {
 int train_long(int argc, char** argv) {
   const auto parsed = parse(argc, argv);
   if (!parsed) {
-    fmt::print(stderr,
-               "train-long: {}\nusage: {} --train-long --log FILE [--steps N]\n",
-               parsed.error(), argv[0]);
+    fmt::print(
+        stderr,
+        "train-long: {}\nusage: {} --train-long --log FILE [--steps N] [--weights "
+        "FILE]\n",
+        parsed.error(), argv[0]);
     return 2;
   }
   const Options& options = *parsed;
@@ -107,13 +116,21 @@ int train_long(int argc, char** argv) {
     fmt::print(stderr, "\rstep {}/{}  loss {:.4f}  {:.0f} tokens/s  ETA {:.0f} s   ",
                step, options.steps, loss, rate, eta);
   };
+  std::optional<llmfs::models::NgramMlp> trained;
   const auto curve =
       train(*corpus, corpus->validation, corpus->validation_bytes, kLongBatch,
-            options.steps, kLongEvery, true, on_point, on_step);
+            options.steps, kLongEvery, true, on_point, on_step, &trained);
   if (!curve) {
     std::fclose(log);
     fmt::print(stderr, "train-long: {}\n", curve.error());
     return 1;
+  }
+  if (!options.weights.empty()) {
+    if (auto saved = save_weights(options.weights, *trained); !saved) {
+      std::fclose(log);
+      fmt::print(stderr, "train-long: {}\n", saved.error());
+      return 1;
+    }
   }
   fmt::print(log,
              "{{\"kind\":\"final\",\"validation_bpb\":{:.6f},\"bigram_bpb\":{:.6f},"

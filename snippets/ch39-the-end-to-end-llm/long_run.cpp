@@ -7,11 +7,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string_view>
 
 #include <llmfs/core/atomic_file.hpp>
 #include <llmfs/tensor/matmul.hpp>
 
+#include "../ch23-a-neural-n-gram-model/weights.hpp"
 #include "evidence.hpp"
 
 #include <malloc.h>
@@ -97,11 +99,12 @@ std::string samples_text(const PipelineResult& r) {
 }  // namespace
 
 int train_long(int argc, char** argv) {
-  const auto f = flags(argc, argv, {"--out", "--model", "--checkpoint", "--steps"});
+  const auto f =
+      flags(argc, argv, {"--out", "--model", "--checkpoint", "--steps", "--ngram"});
   if (!f || !f->contains("--out") || !f->contains("--model")) {
     fmt::print(stderr,
                "usage: {} --train-long --out PREFIX --model FILE "
-               "[--checkpoint FILE] [--steps S]{}\n",
+               "[--checkpoint FILE] [--steps S] [--ngram WEIGHTS]{}\n",
                argv[0], f ? "" : "\n" + f.error());
     return 2;
   }
@@ -114,6 +117,21 @@ int train_long(int argc, char** argv) {
   if (!corpus) {
     fmt::print(stderr, "train: {}\n", corpus.error());
     return 1;
+  }
+  // Chapter 23's long run, for the test table's n-gram row (make train-ngram writes it)
+  std::optional<llmfs::models::NgramMlp> ngram;
+  if (f->contains("--ngram")) {
+    auto loaded = ch23::load_weights(f->at("--ngram"));
+    if (!loaded) {
+      fmt::print(stderr, "train: {}\n", loaded.error());
+      return 1;
+    }
+    if (loaded->config().vocab_size != corpus->tokenizer->vocab_size()) {
+      fmt::print(stderr, "train: {} has V = {}, the tokenizer {}\n", f->at("--ngram"),
+                 loaded->config().vocab_size, corpus->tokenizer->vocab_size());
+      return 1;
+    }
+    ngram.emplace(std::move(*loaded));
   }
   const std::string prefix = f->at("--out");
   const std::string header = fmt::format(
@@ -130,7 +148,7 @@ int train_long(int argc, char** argv) {
   const auto result =
       run_pipeline(settings, *corpus, &monitor,
                    f->contains("--checkpoint") ? f->at("--checkpoint") : std::string(),
-                   f->at("--model"));
+                   f->at("--model"), ngram ? &*ngram : nullptr);
   if (!result) {
     fmt::print(stderr, "train: {}\n", result.error());
     return 1;

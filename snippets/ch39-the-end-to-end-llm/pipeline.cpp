@@ -102,11 +102,33 @@ std::vector<llmfs::models::TokenSequence> documents_of(const Partition& p) {
 
 }  // namespace
 
+training::LossFunction ngram_window_loss(const llmfs::models::NgramMlp& model,
+                                         llmfs::text::TokenId bos) {
+  return [&model, bos](std::span<const Tensor>, const training::Batch& batch, bool)
+             -> std::expected<training::LossAndGradients, training::ModelFailure> {
+    const std::size_t n = model.config().context, T = batch.inputs.time;
+    const std::size_t rows = batch.inputs.ids.size();
+    llmfs::models::NgramBatch examples{{rows, n, {}}, {rows, 1, batch.targets.ids}};
+    examples.contexts.ids.reserve(rows * n);
+    for (std::size_t p = 0; p < rows; ++p)
+      for (std::size_t j = 0; j < n; ++j) {  // inputs t−n+1+j of p's window, or BOS
+        const std::size_t t = p % T, back = n - 1 - j;
+        examples.contexts.ids.push_back(t >= back ? batch.inputs.ids[p - back] : bos);
+      }
+    const auto scored = llmfs::models::score(model, examples, 0, 1024);
+    if (!scored)
+      return std::unexpected(training::ModelFailure{fmt::format("{}", scored.error())});
+    return training::LossAndGradients{scored->total_nats / static_cast<double>(rows),
+                                      {}};
+  };
+}
+
 // region: pipeline-train
 Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
                                   training::TrainingMonitor* monitor,
                                   const std::filesystem::path& checkpoint,
-                                  const std::filesystem::path& model_file) {
+                                  const std::filesystem::path& model_file,
+                                  const llmfs::models::NgramMlp* ngram) {
   const std::size_t T = s.model.context_length;
   PipelineResult out;
   const auto train_set = LLMFS_TRY(windows(corpus.train, T));
@@ -176,7 +198,7 @@ Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
   out.test_tokens = test_set.examples.size() * T;
   out.test_bytes = window_bytes(test_set, T, *corpus.tokenizer);
   auto sealed = eval::SealedTestSet::seal(std::move(test_set), out.test_bytes);
-  const std::vector<eval::Contender> contenders{
+  std::vector<eval::Contender> contenders{
       {"uniform",
        constant_loss(std::log(static_cast<double>(corpus.tokenizer->vocab_size()))),
        {}},
@@ -184,6 +206,10 @@ Step<PipelineResult> run_pipeline(const RunSettings& s, const Corpus& corpus,
        ch34::bigram_loss(LLMFS_TRY_AT("bigram", counted.with_alpha(out.bigram_alpha))),
        {}},
       {"decoder", training::decoder_loss(s.model), {selected.begin(), selected.end()}}};
+  if (ngram != nullptr)
+    contenders.insert(
+        contenders.end() - 1,
+        {"ngram", ngram_window_loss(*ngram, corpus.tokenizer->bos()), {}});
   out.table = LLMFS_TRY_AT(
       "final", eval::final_evaluation(std::move(sealed), contenders, config));
   // 5. Samples from the selected model (Chapter 36's settings)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <llmfs/eval/final_evaluation.hpp>
+#include <llmfs/models/ngram_mlp.hpp>
 #include <llmfs/training/training_log.hpp>
 
 #include "corpus.hpp"
@@ -50,18 +51,28 @@ struct PipelineResult {
   double validation_bpb = 0.0;
   double bigram_alpha = 0.0;
   std::size_t test_examples = 0, test_tokens = 0, test_bytes = 0;
-  std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, decoder
+  std::vector<llmfs::eval::FinalScore> table;  ///< uniform, bigram, [ngram,] decoder
   std::vector<Sample> samples;
   double train_wall_seconds = 0.0, train_cpu_seconds = 0.0;
 };
 
 // region: pipeline-api
 /// Runs the pipeline on `corpus`; `monitor` (optional) logs the training; the last
-/// state is saved to `checkpoint` and the selected model to `model_file` when given.
+/// state is saved to `checkpoint` and the selected model to `model_file` when given;
+/// `ngram` (optional: Chapter 23's long run, read by ch23::load_weights) joins the
+/// final table as the row `ngram`, scored in the same opening of the test set.
 [[nodiscard]] Step<PipelineResult> run_pipeline(
     const RunSettings& settings, const Corpus& corpus,
     llmfs::training::TrainingMonitor* monitor, const std::filesystem::path& checkpoint,
-    const std::filesystem::path& model_file);
+    const std::filesystem::path& model_file,
+    const llmfs::models::NgramMlp* ngram = nullptr);
+
+/// Chapter 23's n-gram as a contender on token windows: target t of a window is
+/// predicted from the window's inputs t−n+1 … t, BOS standing in for positions before
+/// the window (the decoder, too, sees nothing before its window); the loss is the
+/// batch's mean −ln p over its B·T positions. A failing forward pass is a ModelFailure.
+[[nodiscard]] llmfs::training::LossFunction ngram_window_loss(
+    const llmfs::models::NgramMlp& model, llmfs::text::TokenId bos);
 // endregion: pipeline-api
 
 /// The bits per byte of `nats` over a text of `bytes` bytes (Chapter 7).

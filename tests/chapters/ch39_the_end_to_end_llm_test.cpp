@@ -235,4 +235,42 @@ TEST(CrossEntropy, LargeGridHasTheSequentialFormulasBits) {
   EXPECT_TRUE(std::ranges::equal(got.values(), want));
 }
 
+// The test table's n-gram row: target t of a window is predicted from the window's
+// inputs t-2..t, BOS before the window, exactly as Chapter 23 frames a document.
+TEST(NgramRow, WindowLossIsChapter23sScoreWithBosBeforeTheWindow) {
+  llmfs::SplitMix64 rng(39);
+  const models::NgramMlp model = models::NgramMlp::create({9, 3, 2, 4}, rng).value();
+  const llmfs::text::TokenId bos = 7, eos = 8;
+  const std::vector<std::vector<llmfs::text::TokenId>> docs{
+      {1, 4, 2, 2, 6, 0, 3, 5, 1}};
+  const auto loss_of = [&](std::vector<llmfs::text::TokenId> in,
+                           std::vector<llmfs::text::TokenId> out) {
+    const std::size_t T = in.size();
+    llmfs::training::Batch batch;
+    batch.inputs = {1, T, std::move(in)};
+    batch.targets = {1, T, std::move(out)};
+    return ch39::ngram_window_loss(model, bos)({}, batch, false).value().loss;
+  };
+  // A window at the document's start: the first 9 of Chapter 23's rows.
+  const auto all = models::ngram_examples(docs, 3, bos, eos);
+  const std::vector<std::size_t> first{0, 1, 2, 3, 4, 5, 6, 7, 8};
+  const auto want =
+      models::score(model, models::select_rows(all, first), 0, 1024).value();
+  EXPECT_EQ(loss_of({bos, 1, 4, 2, 2, 6, 0, 3, 5}, {1, 4, 2, 2, 6, 0, 3, 5, 1}),
+            want.total_nats / 9.0);
+  // A window in the middle: contexts written out by hand.
+  const models::NgramBatch mid{{4, 3, {bos, bos, 2, bos, 2, 6, 2, 6, 0, 6, 0, 3}},
+                               {4, 1, {6, 0, 3, 5}}};
+  const auto mid_want = models::score(model, mid, 0, 1024).value();
+  EXPECT_EQ(loss_of({2, 6, 0, 3}, {6, 0, 3, 5}), mid_want.total_nats / 4.0);
+  // A token out of the model's range is a ModelFailure naming the n-gram's error.
+  llmfs::training::Batch bad;
+  bad.inputs = {1, 1, {11}};
+  bad.targets = {1, 1, {0}};
+  const auto refused = ch39::ngram_window_loss(model, bos)({}, bad, false);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_NE(refused.error().text.find("out of range"), std::string::npos)
+      << refused.error().text;
+}
+
 }  // namespace
