@@ -2,9 +2,10 @@
 // The long run behind `--train-long --log FILE [--steps N] [--weights FILE]` (make
 // train-ngram): the demo's model and seed with larger batches and more steps, scored on
 // every token of the validation partition; with --weights, the trained model is saved
-// (weights.hpp) for Chapter 39's final table. Progress goes to stderr only when stderr
-// is a terminal; the log is JSON lines, appended and flushed line by line to
-// FILE.partial and renamed to FILE when the run ends, so FILE is only ever a whole log.
+// (llmfs/models/ngram_weights.hpp) for Chapter 39's final table. Progress goes to
+// stderr only when stderr is a terminal; the log is JSON lines, appended and flushed
+// line by line to FILE.partial and renamed to FILE when the run ends, so FILE is only
+// ever a whole log.
 #include <charconv>
 #include <chrono>
 #include <cstdio>
@@ -13,8 +14,9 @@
 #include <optional>
 #include <string_view>
 
+#include <llmfs/models/ngram_weights.hpp>
+
 #include "evidence.hpp"
-#include "weights.hpp"
 
 #include <unistd.h>
 
@@ -126,7 +128,8 @@ int train_long(int argc, char** argv) {
     return 1;
   }
   if (!options.weights.empty()) {
-    if (auto saved = save_weights(options.weights, *trained); !saved) {
+    if (auto saved = llmfs::models::save_ngram_weights(options.weights, *trained);
+        !saved) {
       std::fclose(log);
       fmt::print(stderr, "train-long: {}\n", saved.error());
       return 1;

@@ -11,9 +11,9 @@
 #include <string_view>
 
 #include <llmfs/core/atomic_file.hpp>
+#include <llmfs/models/ngram_weights.hpp>
 #include <llmfs/tensor/matmul.hpp>
 
-#include "../ch23-a-neural-n-gram-model/weights.hpp"
 #include "evidence.hpp"
 
 #include <malloc.h>
@@ -121,7 +121,7 @@ int train_long(int argc, char** argv) {
   // Chapter 23's long run, for the test table's n-gram row (make train-ngram writes it)
   std::optional<llmfs::models::NgramMlp> ngram;
   if (f->contains("--ngram")) {
-    auto loaded = ch23::load_weights(f->at("--ngram"));
+    auto loaded = llmfs::models::load_ngram_weights(f->at("--ngram"));
     if (!loaded) {
       fmt::print(stderr, "train: {}\n", loaded.error());
       return 1;

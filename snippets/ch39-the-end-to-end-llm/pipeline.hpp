@@ -59,8 +59,8 @@ struct PipelineResult {
 // region: pipeline-api
 /// Runs the pipeline on `corpus`; `monitor` (optional) logs the training; the last
 /// state is saved to `checkpoint` and the selected model to `model_file` when given;
-/// `ngram` (optional: Chapter 23's long run, read by ch23::load_weights) joins the
-/// final table as the row `ngram`, scored in the same opening of the test set.
+/// `ngram` (optional: Chapter 23's long run, read by models::load_ngram_weights) joins
+/// the final table as the row `ngram`, scored in the same opening of the test set.
 [[nodiscard]] Step<PipelineResult> run_pipeline(
     const RunSettings& settings, const Corpus& corpus,
     llmfs::training::TrainingMonitor* monitor, const std::filesystem::path& checkpoint,

@@ -1,6 +1,4 @@
 // Chapter 23
-#include "weights.hpp"
-
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -11,21 +9,21 @@
 
 #include <llmfs/core/atomic_file.hpp>
 #include <llmfs/core/read_file.hpp>
+#include <llmfs/models/ngram_weights.hpp>
 
-namespace ch23 {
+namespace llmfs::models {
 
-using llmfs::models::NgramConfig;
-using llmfs::models::NgramMlp;
-using llmfs::tensor::Tensor;
+using tensor::Tensor;
 
 static_assert(std::endian::native == std::endian::little,
               "the weights file stores little-endian doubles as they are in memory");
 
-std::string_view describe(WeightsErrorCode code) noexcept {
+std::string_view describe(NgramWeightsErrorCode code) noexcept {
   switch (code) {
-    case WeightsErrorCode::bad_header: return "not an n-gram weights file header";
-    case WeightsErrorCode::wrong_size: return "file length does not match its header";
-    case WeightsErrorCode::stage_failed: return "a lower stage failed";
+    case NgramWeightsErrorCode::bad_header: return "not an n-gram weights file header";
+    case NgramWeightsErrorCode::wrong_size:
+      return "file length does not match its header";
+    case NgramWeightsErrorCode::stage_failed: return "a lower stage failed";
   }
   return "unknown weights error";
 }
@@ -55,21 +53,22 @@ bool field(std::string_view& rest, std::string_view key, std::size_t& value) {
 
 }  // namespace
 
-std::expected<void, WeightsError> save_weights(const std::filesystem::path& path,
-                                               const NgramMlp& model) {
+std::expected<void, NgramWeightsError> save_ngram_weights(
+    const std::filesystem::path& path, const NgramMlp& model) {
   std::string bytes = header_of(model.config());
   for (const Tensor& value : model.values())
     bytes.append(reinterpret_cast<const char*>(value.values().data()),
                  value.size() * sizeof(double));
-  if (auto written = llmfs::write_file_atomically(path, bytes); !written)
-    return llmfs::at_stage(std::string("save weights"), std::move(written.error()));
+  if (auto written = write_file_atomically(path, bytes); !written)
+    return at_stage(std::string("save weights"), std::move(written.error()));
   return {};
 }
 
-std::expected<NgramMlp, WeightsError> load_weights(const std::filesystem::path& path) {
+std::expected<NgramMlp, NgramWeightsError> load_ngram_weights(
+    const std::filesystem::path& path) {
   const std::string stage = "load weights";
-  auto bytes = llmfs::read_file(path);
-  if (!bytes) return llmfs::at_stage(stage, std::move(bytes.error()));
+  auto bytes = read_file(path);
+  if (!bytes) return at_stage(stage, std::move(bytes.error()));
   const std::size_t newline = bytes->find('\n');
   std::string_view rest = std::string_view(*bytes).substr(0, newline);
   NgramConfig c;
@@ -80,16 +79,16 @@ std::expected<NgramMlp, WeightsError> load_weights(const std::filesystem::path& 
                   field(rest, " d=", c.embedding_width) &&
                   field(rest, " h=", c.hidden_width) && rest.empty();
   if (!ok)
-    return llmfs::reject(WeightsErrorCode::bad_header, stage,
-                         fmt::format("{}, line 1", path.string()));
+    return reject(NgramWeightsErrorCode::bad_header, stage,
+                  fmt::format("{}, line 1", path.string()));
   const std::size_t count = c.vocab_size * c.embedding_width +
                             c.context * c.embedding_width * c.hidden_width +
                             c.hidden_width + c.hidden_width * c.vocab_size +
                             c.vocab_size;
   const std::size_t have = bytes->size() - newline - 1;
   if (have != count * sizeof(double))
-    return llmfs::reject(
-        WeightsErrorCode::wrong_size, stage,
+    return reject(
+        NgramWeightsErrorCode::wrong_size, stage,
         fmt::format("{}: {} bytes after the header at offset {}, {} expected",
                     path.string(), have, newline + 1, count * sizeof(double)));
   const std::vector<std::vector<std::size_t>> shapes{
@@ -105,16 +104,17 @@ std::expected<NgramMlp, WeightsError> load_weights(const std::filesystem::path& 
     for (std::size_t d : dims)
       n *= d;
     std::vector<double> data(n);
-    std::memcpy(data.data(), at, n * sizeof(double));
+    if (n > 0)  // an empty vector's data() may be null, which memcpy must not get
+      std::memcpy(data.data(), at, n * sizeof(double));
     at += n * sizeof(double);
-    auto tensor = Tensor::from(llmfs::tensor::Shape(dims), std::move(data));
+    auto tensor = Tensor::from(tensor::Shape(dims), std::move(data));
     if (!tensor)  // the sizes were checked against the length above
-      return llmfs::reject(WeightsErrorCode::wrong_size, stage, path.string());
+      return reject(NgramWeightsErrorCode::wrong_size, stage, path.string());
     values.push_back(std::move(*tensor));
   }
   auto model = NgramMlp::from_values(c, std::move(values));
-  if (!model) return llmfs::at_stage(stage, std::move(model.error()));
+  if (!model) return at_stage(stage, std::move(model.error()));
   return std::move(*model);
 }
 
-}  // namespace ch23
+}  // namespace llmfs::models

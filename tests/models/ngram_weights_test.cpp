@@ -1,5 +1,5 @@
-// Chapter 23's weights file (the long run's model, for Chapter 39's test table): a
-// random model written and read back scores bit for bit as the one written, and a
+// Chapter 23's n-gram weights file (the long run's model, for Chapter 39's test table):
+// a random model written and read back scores bit for bit as the one written, and a
 // damaged file is refused by a typed error naming the file and what is wrong.
 
 #include <cstring>
@@ -11,9 +11,9 @@
 
 #include <llmfs/core/read_file.hpp>
 #include <llmfs/core/splitmix64.hpp>
+#include <llmfs/models/ngram_weights.hpp>
 
 #include "support/temp_dir.hpp"
-#include "weights.hpp"
 
 namespace {
 
@@ -28,7 +28,7 @@ void write(const std::filesystem::path& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;
 }
 
-TEST(Weights, RandomModelsRoundTripBitForBit) {
+TEST(NgramWeights, RandomModelsRoundTripBitForBit) {
   TempDir dir;
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     llmfs::SplitMix64 rng(seed);
@@ -37,8 +37,8 @@ TEST(Weights, RandomModelsRoundTripBitForBit) {
         1 + (rng.next_u64() % 6)};
     const NgramMlp model = NgramMlp::create(config, rng).value();
     const auto file = dir.path / "model.weights";
-    ASSERT_TRUE(ch23::save_weights(file, model).has_value());
-    const auto back = ch23::load_weights(file);
+    ASSERT_TRUE(llmfs::models::save_ngram_weights(file, model).has_value());
+    const auto back = llmfs::models::load_ngram_weights(file);
     ASSERT_TRUE(back.has_value()) << fmt::format("{}", back.error());
     EXPECT_EQ(back->config().vocab_size, config.vocab_size);
     EXPECT_EQ(back->config().context, config.context);
@@ -62,18 +62,18 @@ TEST(Weights, RandomModelsRoundTripBitForBit) {
   }
 }
 
-TEST(Weights, DamagedFilesAreRefusedByName) {
+TEST(NgramWeights, DamagedFilesAreRefusedByName) {
   TempDir dir;
   llmfs::SplitMix64 rng(23);
   const NgramMlp model = NgramMlp::create({5, 2, 3, 4}, rng).value();
   const auto good = dir.path / "good.weights";
-  ASSERT_TRUE(ch23::save_weights(good, model).has_value());
+  ASSERT_TRUE(llmfs::models::save_ngram_weights(good, model).has_value());
   const std::string bytes = llmfs::read_file(good).value();
   const std::size_t body = bytes.find('\n') + 1;
   const auto refused = [&](const std::string& name, const std::string& content) {
     const auto file = dir.path / name;
     write(file, content);
-    const auto result = ch23::load_weights(file);
+    const auto result = llmfs::models::load_ngram_weights(file);
     EXPECT_FALSE(result.has_value()) << name;
     return result ? std::string() : fmt::format("{}", result.error());
   };
@@ -95,9 +95,9 @@ TEST(Weights, DamagedFilesAreRefusedByName) {
     EXPECT_NE(text.find("header.weights, line 1"), std::string::npos) << text;
   }
   // A missing file is the file's own error, wrapped.
-  const auto missing = ch23::load_weights(dir.path / "missing.weights");
+  const auto missing = llmfs::models::load_ngram_weights(dir.path / "missing.weights");
   ASSERT_FALSE(missing.has_value());
-  EXPECT_EQ(missing.error().code, ch23::WeightsErrorCode::stage_failed);
+  EXPECT_EQ(missing.error().code, llmfs::models::NgramWeightsErrorCode::stage_failed);
   // A model of a zero size, with the length its header asks for (n·d·h + h = 28
   // values): the header parses and from_values() refuses it.
   const std::string zero =
