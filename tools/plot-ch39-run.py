@@ -20,7 +20,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from plot_axes import LEFT, TOP, axes  # noqa: E402
+from plot_axes import LEFT, TOP, WIDTH, axes  # noqa: E402
 WINDOW = 50
 
 
@@ -55,8 +55,11 @@ def figure(config, steps, evals, selected):
     out.append('<circle cx="%.1f" cy="%.1f" r="7" fill="none" stroke="currentColor"/>'
                '<text x="%.1f" y="%.1f" font-size="10" fill="currentColor">selected: step %d, %.3f</text>'
                % (X(selected), Y(best_loss), X(selected) - 60, Y(best_loss) - 12, selected, best_loss))
-    out.append('<text x="%d" y="%d" font-size="10" fill="currentColor">thick: validation loss; dotted: '
-               'training loss, mean of %d steps (nats per token)</text>' % (LEFT + 8, TOP + 12, WINDOW))
+    # The legend in the right margin, where no curve runs (the curves start high on the left).
+    for i, line in enumerate(("thick: validation loss", "dotted: training loss,",
+                              "mean of %d steps" % WINDOW, "(nats per token)")):
+        out.append('<text x="%d" y="%d" font-size="10" fill="currentColor">%s</text>'
+                   % (LEFT + WIDTH + 12, TOP + 40 + 13 * i, line))
     out.append("</svg>\n")
     return "".join(out)
 
