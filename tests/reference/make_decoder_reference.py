@@ -123,24 +123,27 @@ def problems(committed, fresh):
     return found
 
 
-def main(argv):
+def write_or_check(argv, cases, data, script, build_case):
+    """Writes data/NAME.txt for every case (atomically), or with --check compares each with
+    a fresh build and fails naming the stale one: the main of this script and of
+    make_kv_cache_reference.py."""
     torch.set_num_threads(1)
     check = "--check" in argv
-    DATA.mkdir(parents=True, exist_ok=True)
+    data.mkdir(parents=True, exist_ok=True)
     status = 0
-    for name in CASES:
-        path = DATA / (name + ".txt")
-        text = build(name)
+    for name in cases:
+        path = data / (name + ".txt")
+        text = build_case(name)
         if check:
             if not path.exists():
-                print("%s is missing: run /usr/bin/python3 tests/reference/%s" % (path, SCRIPT),
+                print("%s is missing: run /usr/bin/python3 tests/reference/%s" % (path, script),
                       file=sys.stderr)
                 status = 1
                 continue
             found = problems(path.read_text(encoding="utf-8"), text)
             if found:
                 print("%s is stale: %s; run /usr/bin/python3 tests/reference/%s"
-                      % (path, "; ".join(found), SCRIPT), file=sys.stderr)
+                      % (path, "; ".join(found), script), file=sys.stderr)
                 status = 1
             else:
                 print("%s is current" % path.name)
@@ -150,6 +153,10 @@ def main(argv):
             temporary.replace(path)
             print("wrote %s" % path)
     return status
+
+
+def main(argv):
+    return write_or_check(argv, CASES, DATA, SCRIPT, build)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_common as rc  # noqa: E402
 from decoder_reference import (DecoderConfig, forward, parameter_specs, rms_norm,  # noqa: E402
                                rope, swiglu)
-from make_decoder_reference import draw_parameters, problems  # noqa: E402
+from make_decoder_reference import draw_parameters, write_or_check  # noqa: E402
 from text_common import SplitMix64  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "generation"
@@ -144,32 +144,7 @@ def build(name):
 
 
 def main(argv):
-    torch.set_num_threads(1)
-    check = "--check" in argv
-    DATA.mkdir(parents=True, exist_ok=True)
-    status = 0
-    for name in CASES:
-        path = DATA / (name + ".txt")
-        text = build(name)
-        if check:
-            if not path.exists():
-                print("%s is missing: run /usr/bin/python3 tests/reference/%s" % (path, SCRIPT),
-                      file=sys.stderr)
-                status = 1
-                continue
-            found = problems(path.read_text(encoding="utf-8"), text)
-            if found:
-                print("%s is stale: %s; run /usr/bin/python3 tests/reference/%s"
-                      % (path, "; ".join(found), SCRIPT), file=sys.stderr)
-                status = 1
-            else:
-                print("%s is current" % path.name)
-        else:
-            temporary = path.with_suffix(".txt.tmp")
-            temporary.write_text(text, encoding="utf-8")
-            temporary.replace(path)
-            print("wrote %s" % path)
-    return status
+    return write_or_check(argv, CASES, DATA, SCRIPT, build)
 
 
 if __name__ == "__main__":
