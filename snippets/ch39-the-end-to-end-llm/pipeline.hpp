@@ -71,6 +71,7 @@ struct PipelineResult {
 /// predicted from the window's inputs t−n+1 … t, BOS standing in for positions before
 /// the window (the decoder, too, sees nothing before its window); the loss is the
 /// batch's mean −ln p over its B·T positions. A failing forward pass is a ModelFailure.
+/// The function refers to `model`, which must outlive it (run_pipeline's scoring).
 [[nodiscard]] llmfs::training::LossFunction ngram_window_loss(
     const llmfs::models::NgramMlp& model, llmfs::text::TokenId bos);
 // endregion: pipeline-api

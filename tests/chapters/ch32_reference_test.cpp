@@ -13,6 +13,7 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/models/decoder.hpp>
 
+#include "support/decoder_reference.hpp"
 #include "support/reference_data.hpp"
 
 namespace {
@@ -29,19 +30,6 @@ constexpr double kTolerance = 1e-12;
 ReferenceData load(const std::string& name) {
   return llmfs::testing::load_reference(
       std::string(LLMFS_SOURCE_DIR) + "/tests/reference/data/models/" + name + ".txt");
-}
-
-DecoderConfig config_of(const ReferenceData& r) {
-  auto size = [&](const char* key) { return static_cast<std::size_t>(r.scalar(key)); };
-  return DecoderConfig{.vocab_size = size("vocab_size"),
-                       .model_width = size("model_width"),
-                       .heads = size("heads"),
-                       .layers = size("layers"),
-                       .hidden_width = size("hidden_width"),
-                       .context_length = size("context_length"),
-                       .rope_base = r.scalar("rope_base"),
-                       .epsilon = r.scalar("epsilon"),
-                       .seed = 0};
 }
 
 TokenGrid grid_of(const ReferenceData& r, const char* name) {
@@ -66,12 +54,8 @@ void expect_close(const Tensor& actual, const ReferenceData& r,
 
 void check_case(const std::string& name) {
   const ReferenceData r = load(name);
-  const DecoderConfig config = config_of(r);
-  std::vector<Tensor> values;
-  for (const auto& spec : llmfs::models::decoder_parameter_specs(config)) {
-    const auto& t = r.at(spec.name);
-    values.push_back(Tensor::from(spec.shape, t.values).value());
-  }
+  const DecoderConfig config = llmfs::testing::decoder_config_of(r);
+  std::vector<Tensor> values = llmfs::testing::decoder_values_of(r, config);
   const auto model = DecoderModel::from_values(config, std::move(values));
   ASSERT_TRUE(model.has_value()) << fmt::format("{}", model.error());
   const TokenGrid ids = grid_of(r, "ids");

@@ -15,6 +15,7 @@
 #include <llmfs/generation/generate.hpp>
 
 #include "evidence.hpp"
+#include "support/decoder_reference.hpp"
 #include "support/reference_data.hpp"
 
 namespace {
@@ -101,19 +102,8 @@ void expect_reference(const std::string& name) {
   const auto r = llmfs::testing::load_reference(std::string(LLMFS_SOURCE_DIR) +
                                                 "/tests/reference/data/generation/" +
                                                 name + ".txt");
-  auto size = [&](const char* key) { return static_cast<std::size_t>(r.scalar(key)); };
-  const DecoderConfig config{.vocab_size = size("vocab_size"),
-                             .model_width = size("model_width"),
-                             .heads = size("heads"),
-                             .layers = size("layers"),
-                             .hidden_width = size("hidden_width"),
-                             .context_length = size("context_length"),
-                             .rope_base = r.scalar("rope_base"),
-                             .epsilon = r.scalar("epsilon"),
-                             .seed = 0};
-  std::vector<Tensor> values;
-  for (const auto& spec : llmfs::models::decoder_parameter_specs(config))
-    values.push_back(Tensor::from(spec.shape, r.at(spec.name).values).value());
+  const DecoderConfig config = llmfs::testing::decoder_config_of(r);
+  std::vector<Tensor> values = llmfs::testing::decoder_values_of(r, config);
   const auto model = DecoderModel::from_values(config, values).value();
   const auto& p = r.at("prompt");
   TokenGrid prompt{p.shape.at(0), p.shape.at(1), {}};

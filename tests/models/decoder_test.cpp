@@ -13,6 +13,7 @@
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/models/decoder.hpp>
 
+#include "support/decoder_reference.hpp"
 #include "support/reference_data.hpp"
 
 namespace {
@@ -68,19 +69,8 @@ TEST(Decoder, MatchesTheTorchReference) {
   const auto r = llmfs::testing::load_reference(
       std::string(LLMFS_SOURCE_DIR) +
       "/tests/reference/data/models/ch32_decoder_deep.txt");
-  auto size = [&](const char* key) { return static_cast<std::size_t>(r.scalar(key)); };
-  const DecoderConfig config{.vocab_size = size("vocab_size"),
-                             .model_width = size("model_width"),
-                             .heads = size("heads"),
-                             .layers = size("layers"),
-                             .hidden_width = size("hidden_width"),
-                             .context_length = size("context_length"),
-                             .rope_base = r.scalar("rope_base"),
-                             .epsilon = r.scalar("epsilon"),
-                             .seed = 0};
-  std::vector<Tensor> values;
-  for (const auto& spec : llmfs::models::decoder_parameter_specs(config))
-    values.push_back(Tensor::from(spec.shape, r.at(spec.name).values).value());
+  const DecoderConfig config = llmfs::testing::decoder_config_of(r);
+  std::vector<Tensor> values = llmfs::testing::decoder_values_of(r, config);
   const auto model = DecoderModel::from_values(config, std::move(values)).value();
   auto grid = [&](const char* name) {
     const auto& t = r.at(name);

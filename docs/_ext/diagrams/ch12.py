@@ -13,21 +13,13 @@ import math
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, need, of_kind
+from diagrams.common import esc, need, number, of_kind
 
 TITLE = "Stable softmax against the naive formula on the chapter's five rows"
 
 BAR_W, BAR_H, GAP = 44.0, 70.0, 10.0
 ROW_H = BAR_H + 64.0
 LEFT = 96.0
-
-
-def _float(record, key):
-    (text,) = need(record, key)
-    try:
-        return float(text)
-    except ValueError:
-        raise TraceFormatError("trace.txt", record.line, f"{key}={text!r} is not a number")
 
 
 def _rows(records):
@@ -88,13 +80,13 @@ def render(records):
         for j, e in enumerate(entries):
             logit, shifted, expv, p = (need(e, k)[0] for k in ("logit", "shifted", "exp", "softmax"))
             (naive,) = need(e, "naive")
-            pv, nv = _float(e, "softmax"), _float(e, "naive")
+            pv, nv = number(e, "softmax"), number(e, "naive")
             x = LEFT + j * (BAR_W + GAP)
             parts.append(_bar(x, top, pv, f"{name} entry {j}: p = {p}", False))
             parts.append(f'<text x="{x + BAR_W / 2:.1f}" y="{top + BAR_H + 12:.1f}" font-size="8" '
                          f'text-anchor="middle" fill="currentColor">{pv:.4f}</text>'
                          f'<text x="{x + BAR_W / 2:.1f}" y="{top + BAR_H + 24:.1f}" font-size="8" '
-                         f'text-anchor="middle" fill="currentColor">x = {_float(e, "logit"):g}</text>')
+                         f'text-anchor="middle" fill="currentColor">x = {number(e, "logit"):g}</text>')
             xn = LEFT + panel + 20 + j * (BAR_W + GAP)
             bad = math.isnan(nv)
             parts.append(_bar(xn, top, nv, f"{name} entry {j}: naive p = {naive}", bad))

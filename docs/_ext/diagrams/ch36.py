@@ -12,21 +12,13 @@ hatched box marked ✕ (never colour alone); the drawn token's bar is outlined a
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, items, need, of_kind, single
+from diagrams.common import esc, items, need, number, of_kind, single
 
 TITLE = "Sampling the fixture: temperature, top-k, renormalise, then the inverse CDF at u"
 
 BAR_W, BAR_H, GAP = 46.0, 48.0, 12.0
 ROW_H = BAR_H + 34.0
 LEFT = 150.0
-
-
-def _float(record, key):
-    (text,) = need(record, key)
-    try:
-        return float(text)
-    except ValueError:
-        raise TraceFormatError("trace.txt", record.line, f"{key}={text!r} is not a number")
 
 
 def _outline(x, top):
@@ -58,7 +50,7 @@ def _text(x, y, body, size=9, anchor="middle"):
 def _stages(config, tokens):
     tau, k, u = need(config, "temperature", "top_k", "u")
     drawn = int(need(config, "token")[0])
-    uv = _float(config, "u")
+    uv = number(config, "u")
     names = [f"1 · softmax(z/τ), τ = {float(tau):g}", f"2 · top-k cut, k = {k}",
              "3 · renormalised", f"4 · CDF intervals, u = {u}"]
     width = LEFT + len(tokens) * (BAR_W + GAP) + 20
@@ -88,11 +80,11 @@ def _stages(config, tokens):
             else:
                 strong = row == 3 and tid == drawn
                 base = below if row == 3 else 0.0
-                parts.append(_filled(x, top, _float(t, key), f"token {tid}: {key} {value}",
+                parts.append(_filled(x, top, number(t, key), f"token {tid}: {key} {value}",
                                      strong, base))
                 label = (f"{base:.2f}–{float(value):.2f}" if row == 3 else
                          f"{float(value):.4f}") + (" ◀" if strong else "")
-                below = _float(t, key) if row == 3 else below
+                below = number(t, key) if row == 3 else below
             parts.append(_text(x + BAR_W / 2, top + BAR_H + 12, label))
         if row == 3:
             y = top + BAR_H - BAR_H * min(max(uv, 0.0), 1.0)

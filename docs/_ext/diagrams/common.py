@@ -20,6 +20,16 @@ def need(record, *keys):
     return [record.fields[k] for k in keys]
 
 
+def number(record, key):
+    """The field `key` of `record` as a float; a field that is not a number is a
+    TraceFormatError naming its line."""
+    (text,) = need(record, key)
+    try:
+        return float(text)
+    except ValueError:
+        raise TraceFormatError("trace.txt", record.line, f"{key}={text!r} is not a number")
+
+
 def of_kind(records, kind):
     """Every record of `kind`, in file order."""
     return [r for r in records if r.kind == kind]
