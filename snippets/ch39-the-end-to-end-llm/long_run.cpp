@@ -112,7 +112,16 @@ int train_long(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   RunSettings settings = long_settings();
-  if (f->contains("--steps")) settings.steps = std::stoul(f->at("--steps"));
+  if (f->contains("--steps")) {
+    const std::string& text = f->at("--steps");
+    const auto [end, ec] =
+        std::from_chars(text.data(), text.data() + text.size(), settings.steps);
+    if (ec != std::errc() || end != text.data() + text.size() || settings.steps == 0) {
+      fmt::print(stderr, "train: --steps wants a positive whole number, not '{}'\n",
+                 text);
+      return 2;
+    }
+  }
   const auto corpus = load_corpus(0);
   if (!corpus) {
     fmt::print(stderr, "train: {}\n", corpus.error());
