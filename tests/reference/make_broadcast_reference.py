@@ -20,6 +20,7 @@ ulps, not to the bit, and the test says so.
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
 from tensor_common import tensor_line as line, uniform_array as uniform

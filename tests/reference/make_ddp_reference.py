@@ -36,6 +36,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "python"))
+import numpy_dispatch  # noqa: E402,F401  (before numpy: the same SIMD paths on every machine)
 import llmfs_torch as lt  # noqa: E402  (exits with a clear message when torch is missing)
 import train_ddp  # noqa: E402
 import torch  # noqa: E402

@@ -20,6 +20,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 
 HERE = Path(__file__).resolve().parent

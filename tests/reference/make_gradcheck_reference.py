@@ -26,6 +26,7 @@ significant digits (enough to round-trip a double):
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch13_gradcheck.txt"

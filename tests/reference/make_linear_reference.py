@@ -22,6 +22,7 @@ Format: `#` comment lines, then one case per line:
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 import torch.nn.functional as F
 

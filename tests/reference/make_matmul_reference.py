@@ -19,6 +19,7 @@ Format (tests/support/reference_data.hpp): `NAME|shape=[..]|values=v0,v1,...`, r
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
 from tensor_common import tensor_line as line, uniform_array as uniform

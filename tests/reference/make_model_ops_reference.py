@@ -24,6 +24,7 @@ gradient with respect to `input`. Numbers have 17 significant digits.
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 import torch.nn.functional as F
 

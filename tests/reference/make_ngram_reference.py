@@ -27,6 +27,7 @@ Records (numbers with 17 significant digits, lists comma-separated, row-major):
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

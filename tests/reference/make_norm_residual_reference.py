@@ -21,6 +21,7 @@ Numbers have 17 significant digits.
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 import torch.nn.functional as F
 

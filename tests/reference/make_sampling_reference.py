@@ -37,6 +37,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 import torch
 

@@ -20,6 +20,7 @@ numbers with 17 significant digits.
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch14_scalar_autodiff.txt"

@@ -28,6 +28,7 @@ significant digits (enough to round-trip a double), -inf as `-inf`:
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 import torch
 

@@ -24,6 +24,7 @@ separated; a rank-0 shape is written `scalar`), numbers with 17 significant digi
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 
 from text_common import SplitMix64, uniform, write_or_check

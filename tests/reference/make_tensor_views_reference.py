@@ -24,6 +24,7 @@ Format: `#` comment lines, then one fact per line:
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
 from text_common import SplitMix64, write_or_check

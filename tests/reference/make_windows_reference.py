@@ -31,6 +31,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
