@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# Usage: tools/run-gemm-bench.sh BUILD_DIR
+# Usage: tools/run-gemm-bench.sh BUILD_DIR [OUT_FILE]
 # Chapter 42's benchmark, one run on one machine (bench/gemm_bench.cpp): the register-only
 # ceilings of vmulpd+vaddpd and of vfmadd231pd on one core, the library's matmul (default
 # path, one thread) and OpenBLAS's cblas_dgemm (one thread; its core chosen by
 # bench_openblas_env in tools/bench-common.sh) at n = 1024 and 2048, and the teaching loop at
 # 1024. The ceilings are of the instructions the kernel's path uses on this processor (ymm on
-# AVX2, zmm on AVX-512; the benchmark checks the processor at run time). Five repetitions in random interleaved order (the load changes during a run), medians
-# of CPU time. Prints and writes bench/results/ch42-gemm.txt
-# (between region markers, so chapter 42 shows the file itself; a measurement, never a
-# golden): GFLOP/s, each kernel's fraction of the ceiling of its own instructions, and
+# AVX2, zmm on AVX-512; the benchmark checks the processor at run time). Five repetitions in
+# random interleaved order (the load changes during a run), medians of CPU time. Prints and writes OUT_FILE (default bench/results/ch42-gemm.txt; chapter 42
+# also shows bench/results/ch42-gemm-avx512.txt, written by this script on an Intel Xeon with
+# AVX-512) between region markers, so the chapter shows the file itself (a measurement, never
+# a golden): GFLOP/s, each kernel's fraction of the ceiling of its own instructions, and
 # ours/OpenBLAS.
 set -euo pipefail
 
 source "$(dirname "$0")/bench-common.sh"
-bench_setup run-gemm-bench llmfs_gemm_bench "$@"  # build_dir, root, bench, work
+bench_setup run-gemm-bench llmfs_gemm_bench "$1"  # build_dir, root, bench, work
+out=${2:-$root/bench/results/ch42-gemm.txt}
 min_seconds=${LLMFS_BENCH_MIN_SECONDS:-0.5}
 bench_openblas_env
 env "${openblas_env[@]}" OPENBLAS_NUM_THREADS=1 LLMFS_MATMUL_THREADS=1 "$bench" \
@@ -21,7 +23,7 @@ env "${openblas_env[@]}" OPENBLAS_NUM_THREADS=1 LLMFS_MATMUL_THREADS=1 "$bench" 
   --benchmark_report_aggregates_only=true --benchmark_format=console \
   --benchmark_out="$work/gemm.json" --benchmark_out_format=json
 mkdir -p "$root/bench/results"
-/usr/bin/python3 - "$work/gemm.json" "$root/bench/results/ch42-gemm.txt" "$build_dir" <<'PY'
+/usr/bin/python3 - "$work/gemm.json" "$out" "$build_dir" <<'PY'
 import datetime, json, os, sys
 
 runs = json.load(open(sys.argv[1]))
