@@ -24,8 +24,8 @@ bench_setup() {
 # bench_openblas_env [LIBRARY]: decides how OpenBLAS picks its kernels on this processor, in
 # one place for every runner. Debian 12's OpenBLAS 0.3.21 is built with DYNAMIC_ARCH and
 # chooses a core from the processor's CPUID family and model; on an AMD Zen 3 it says "Zen"
-# (AVX2 and FMA kernels), but it does not know some AVX-512 Xeons and falls back to a core
-# without AVX-512. So the choice is forced to SkylakeX only where the processor has avx512f
+# (AVX2 and FMA kernels), but it does not know the model of some AVX-512 Xeons and may
+# pick a core without AVX-512. So the choice is forced to SkylakeX only where the processor has avx512f
 # and OpenBLAS's own detection named no AVX-512 core; anywhere else its detection stands (an
 # OPENBLAS_CORETYPE already in the environment is kept). Sets openblas_env, an array of
 # VAR=VALUE settings for `env "${openblas_env[@]}" …` (empty when nothing is forced), and

@@ -86,20 +86,19 @@ TEST(Ch42Flops, CountsByHand) {
 // = 3.92; n/12 ≥ 3.92 first at n = 48 (47.04 rounded up). Skylake-X: 2.6 · 1 pair · 8 ·
 // 2 = 41.6, with FMA 2.6 · 2 · 8 · 2 = 83.2, twice; a 6 × 32 tile: 2·192 / (38·8)
 // = 1.2632; ridge 4.16.
+void expect_roofline(const ch42::Roofline& r, double peak_mul_add, double peak_fma,
+                     double tile_intensity, double ridge) {
+  EXPECT_NEAR(r.peak_mul_add, peak_mul_add, 1e-12);
+  EXPECT_NEAR(r.peak_fma, peak_fma, 1e-12);
+  EXPECT_NEAR(r.tile_intensity, tile_intensity, 1e-12);
+  EXPECT_NEAR(r.ridge, ridge, 1e-12);
+  EXPECT_NEAR(r.attainable_1024, peak_mul_add, 1e-12);  // n/12 · 10 = 853 > peak
+}
+
 TEST(Ch42Roofline, NumbersByHand) {
-  const ch42::Roofline& z = ch42_evidence().roofline;
-  EXPECT_NEAR(z.peak_mul_add, 39.2, 1e-12);
-  EXPECT_NEAR(z.peak_fma, 39.2, 1e-12);
-  EXPECT_NEAR(z.tile_intensity, 96.0 / 112.0, 1e-12);
-  EXPECT_NEAR(z.ridge, 3.92, 1e-12);
-  EXPECT_NEAR(z.attainable_1024, 39.2, 1e-12);
+  expect_roofline(ch42_evidence().roofline, 39.2, 39.2, 96.0 / 112.0, 3.92);
   EXPECT_EQ(ch42_evidence().exercises.smallest_compute_bound_n, 48u);
-  const ch42::Roofline& s = ch42_evidence().roofline_skylake_x;
-  EXPECT_NEAR(s.peak_mul_add, 41.6, 1e-12);
-  EXPECT_NEAR(s.peak_fma, 83.2, 1e-12);
-  EXPECT_NEAR(s.tile_intensity, 384.0 / 304.0, 1e-12);
-  EXPECT_NEAR(s.ridge, 4.16, 1e-12);
-  EXPECT_NEAR(s.attainable_1024, 41.6, 1e-12);
+  expect_roofline(ch42_evidence().roofline_skylake_x, 41.6, 83.2, 384.0 / 304.0, 4.16);
 }
 
 // Exercise 2 by hand: n = 1024 with the AVX2 kernel's 6 × 8 tiles: ⌈1024/6⌉ = 171 row
