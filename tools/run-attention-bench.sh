@@ -9,7 +9,8 @@
 #     REPEATS runs, the median kept), and the same computation written by hand in PyTorch
 #     float64 on the same number of threads, with the BLAS libblas.so.3 points to and, if the
 #     Debian package libopenblas0-pthread is installed, again with OpenBLAS
-#     (OPENBLAS_CORETYPE=SkylakeX; LLMFS_OPENBLAS_DIR overrides its folder).
+#     (its core chosen by bench_openblas_env in tools/bench-common.sh; LLMFS_OPENBLAS_DIR
+#     overrides its folder).
 # Writes bench/results/ch41-attention.txt (between region markers; chapter 41 shows it) and
 # bench/results/ch41-attention.json. A measurement, never a golden.
 set -euo pipefail
@@ -39,8 +40,9 @@ echo "== time PyTorch float64 T=2048, the system BLAS" >&2
 /usr/bin/python3 "$root/bench/attention_torch.py" 2048 "$threads" "$repeats" torch | tee -a "$work/runs.jsonl"
 openblas=${LLMFS_OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
 if [[ -e "$openblas/libblas.so.3" ]]; then
-  echo "== time PyTorch float64 T=2048, OpenBLAS from $openblas, OPENBLAS_CORETYPE=SkylakeX" >&2
-  LD_LIBRARY_PATH="$openblas" OPENBLAS_CORETYPE=SkylakeX \
+  bench_openblas_env "$openblas/libopenblas.so.0"
+  echo "== time PyTorch float64 T=2048, OpenBLAS from $openblas, core $openblas_core" >&2
+  env "${openblas_env[@]}" LD_LIBRARY_PATH="$openblas" \
     /usr/bin/python3 "$root/bench/attention_torch.py" 2048 "$threads" "$repeats" torch_openblas \
     | tee -a "$work/runs.jsonl"
 fi

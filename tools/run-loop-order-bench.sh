@@ -6,7 +6,8 @@
 #   - the library's matmul on its teaching path (the chapter's i-p-j loop) and on its fast
 #     path (blocked and vectorised; the instruction set chosen at run time) on 1 and 2 threads,
 #   - PyTorch float64 torch.matmul on 1 and 2 threads, with the BLAS libblas.so.3 points to
-#     (named in the output), and again with OpenBLAS (OPENBLAS_CORETYPE=SkylakeX) if the
+#     (named in the output), and again with OpenBLAS (its core chosen by bench_openblas_env in
+#     tools/bench-common.sh) if the
 #     Debian package libopenblas0-pthread is installed (LLMFS_OPENBLAS_DIR overrides its folder).
 # Prints and writes to bench/results/ch11-loop-order.txt (between region markers, so chapter 11
 # shows the file itself; a measurement, never a golden) the times, GFLOP/s (2·n³ / time) and
@@ -27,8 +28,9 @@ LLMFS_BENCH_MIN_SECONDS="$min_seconds" /usr/bin/python3 "$root/bench/torch_refer
   --square "$sizes" > "$work/torch.json"
 openblas=${LLMFS_OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
 if [[ -e "$openblas/libblas.so.3" ]]; then
-  echo "== PyTorch float64, OpenBLAS from $openblas, OPENBLAS_CORETYPE=SkylakeX"
-  LD_LIBRARY_PATH="$openblas" OPENBLAS_CORETYPE=SkylakeX LLMFS_BENCH_MIN_SECONDS="$min_seconds" \
+  bench_openblas_env "$openblas/libopenblas.so.0"
+  echo "== PyTorch float64, OpenBLAS from $openblas, core $openblas_core"
+  env "${openblas_env[@]}" LD_LIBRARY_PATH="$openblas" LLMFS_BENCH_MIN_SECONDS="$min_seconds" \
     /usr/bin/python3 "$root/bench/torch_reference.py" --square "$sizes" > "$work/openblas.json"
 else
   echo "== OpenBLAS: $openblas/libblas.so.3 not found (install libopenblas0-pthread); its column stays empty"

@@ -21,8 +21,9 @@ echo "== llmfs, one thread"
 LLMFS_MATMUL_THREADS=1 "$bench" --benchmark_filter='^mha/' --benchmark_min_time="$min_seconds" \
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=console \
   --benchmark_out="$work/ours.json" --benchmark_out_format=json
-echo "== PyTorch float64, one thread, OpenBLAS from $openblas"
-LD_LIBRARY_PATH="$openblas" OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 \
+bench_openblas_env "$openblas/libopenblas.so.0"
+echo "== PyTorch float64, one thread, OpenBLAS from $openblas (core $openblas_core)"
+env "${openblas_env[@]}" LD_LIBRARY_PATH="$openblas" OPENBLAS_NUM_THREADS=1 \
   LLMFS_BENCH_MIN_SECONDS="$min_seconds" /usr/bin/python3 "$root/bench/torch_reference.py" \
   --attention > "$work/torch.json"
 mkdir -p "$root/bench/results"

@@ -95,14 +95,14 @@ double attention_forward_flops(const AttentionShape& s) {
 // endregion: count-flops
 
 // region: roofline
-// Without FMA a term is one multiply and one add, two vector operations for 2·lanes
-// FLOPs: peak = clock · ops per cycle · lanes. The tile loads mr + nr doubles per p for
+// A term without FMA is one multiply and one add, 2·lanes FLOPs per vector pair; an FMA
+// is the same 2·lanes FLOPs in one operation. The tile loads mr + nr doubles per p for
 // 2·mr·nr FLOPs; a whole product reads a and b and writes c once at best: n/12
 // flop/byte.
 Roofline roofline(const Machine& m, const MatmulBlocking& b) {
   Roofline r;
-  r.peak_mul_add = m.clock_ghz * m.vector_ops_per_cycle * m.lanes;
-  r.peak_fma = 2.0 * r.peak_mul_add;
+  r.peak_mul_add = m.clock_ghz * m.mul_add_pairs_per_cycle * m.lanes * 2.0;
+  r.peak_fma = m.clock_ghz * m.fma_per_cycle * m.lanes * 2.0;
   r.tile_intensity = 2.0 * double(b.mr * b.nr) / (8.0 * double(b.mr + b.nr));
   r.ridge = r.peak_mul_add / m.dram_gb_per_s;
   r.intensity_1024 = 1024.0 / 12.0;
@@ -150,9 +150,9 @@ Step<Exercises> solve_exercises() {
   // 1: mr·vectors accumulators, the vectors of b's row, one broadcast of a.
   x.avx2_registers = avx2.mr * avx2.vectors + avx2.vectors + 1;
   x.avx512_registers = avx512.mr * avx512.vectors + avx512.vectors + 1;
-  x.square_1024 = cut(avx512, {1024, 1024, 1024});                     // 2
+  x.square_1024 = cut(avx2, {1024, 1024, 1024});                       // 2
   x.attention_forward_flops = attention_forward_flops(kAttention[0]);  // 3
-  const Roofline r = roofline(Machine{}, avx512);                      // 4
+  const Roofline r = roofline(kZen3, avx2);                            // 4
   x.smallest_compute_bound_n = std::size_t(std::ceil(12.0 * r.ridge));
   return x;
 }
@@ -173,7 +173,8 @@ Step<Evidence> gather() {
     e.square_flops.push_back(2.0 * n * n * n);
   for (const AttentionShape& s : kAttention)
     e.attention_flops.push_back(attention_forward_flops(s));
-  e.roofline = roofline(Machine{}, avx512);
+  e.roofline = roofline(kZen3, llmfs::tensor::matmul_blocking(MatmulPath::avx2));
+  e.roofline_skylake_x = roofline(kSkylakeX, avx512);
   e.order = LLMFS_TRY(check_orders());
   e.exercises = LLMFS_TRY(solve_exercises());
   return e;

@@ -44,9 +44,9 @@ struct OrderCheck {
 /// The exercises' answers, computed.
 struct Exercises {
   std::size_t avx2_registers = 0, avx512_registers = 0;  ///< 1: accumulators + b + a
-  Cut square_1024;                                       ///< 2: n = k = m = 1024
-  double attention_forward_flops = 0;                    ///< 3: (4,128,128,4)
-  std::size_t smallest_compute_bound_n = 0;              ///< 4: n/12 ≥ ridge
+  Cut square_1024;                           ///< 2: n = k = m = 1024 on the AVX2 kernel
+  double attention_forward_flops = 0;        ///< 3: (4,128,128,4)
+  std::size_t smallest_compute_bound_n = 0;  ///< 4: n/12 ≥ ridge
 };
 
 /// Everything the report and the trace print.
@@ -57,7 +57,8 @@ struct Evidence {
   std::vector<BitCheck> checks;         ///< kChecked
   std::vector<double> square_flops;     ///< 2n³ at n = 1024, 2048
   std::vector<double> attention_flops;  ///< forward matmul FLOPs per kAttention shape
-  Roofline roofline;
+  Roofline roofline;            ///< kZen3 with the AVX2 tile (the benchmark's machine)
+  Roofline roofline_skylake_x;  ///< kSkylakeX with the AVX-512 tile
   OrderCheck order;
   Exercises exercises;
 };
@@ -68,7 +69,7 @@ struct Evidence {
 [[nodiscard]] Step<BitCheck> check_bits(const Product& p);
 /// The matmul FLOPs of one multi-head attention forward pass.
 [[nodiscard]] double attention_forward_flops(const AttentionShape& s);
-/// The roofline of the stated machine.
+/// The roofline of a stated machine with a path's tile.
 [[nodiscard]] Roofline roofline(const Machine& machine, const MatmulBlocking& blocking);
 /// FMA, split sums and the fast path against the teaching loop on [97,257]·[257,65].
 [[nodiscard]] Step<OrderCheck> check_orders();

@@ -46,14 +46,15 @@ std::string render_report(const Evidence& e) {
         "flops_attention_forward=(B,T,d,h):({},{},{},{}) matmul_flops:{:.0f}",
         kAttention[s].batch, kAttention[s].tokens, kAttention[s].width,
         kAttention[s].heads, e.attention_flops[s]));
-  const Roofline& r = e.roofline;
-  lines.push_back(
-      fmt::format("roofline=peak_mul_add_gflops:{:.1f} peak_fma_gflops:{:.1f} "
-                  "tile_flop_per_byte:{:.3f} "
-                  "ridge_flop_per_byte:{:.2f} n1024_flop_per_byte:{:.2f} "
-                  "n1024_attainable_gflops:{:.1f}",
-                  r.peak_mul_add, r.peak_fma, r.tile_intensity, r.ridge,
-                  r.intensity_1024, r.attainable_1024));
+  for (const auto& [name, r] : {std::pair{"zen3_avx2", e.roofline},
+                                std::pair{"skylake_x_avx512f", e.roofline_skylake_x}})
+    lines.push_back(
+        fmt::format("roofline_{}=peak_mul_add_gflops:{:.1f} peak_fma_gflops:{:.1f} "
+                    "tile_flop_per_byte:{:.3f} "
+                    "ridge_flop_per_byte:{:.2f} n1024_flop_per_byte:{:.2f} "
+                    "n1024_attainable_gflops:{:.1f}",
+                    name, r.peak_mul_add, r.peak_fma, r.tile_intensity, r.ridge,
+                    r.intensity_1024, r.attainable_1024));
   const Exercises& x = e.exercises;
   lines.push_back(fmt::format("exercise_1=avx2_registers:{}/16 avx512_registers:{}/32",
                               x.avx2_registers, x.avx512_registers));

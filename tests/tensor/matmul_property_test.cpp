@@ -1,6 +1,6 @@
 // Chapter 42's property test of the blocked kernel: random shapes drawn from lengths
-// that matter to it (0, 1, primes, and each block's edge ± 1: mr, nr, kc, mc), every
-// fast path this processor runs on 1, 2 and 3 threads, for matmul and for both
+// that matter to it (0, 1, primes, and each block's edge ± 1: mr, nr, kc, mc, nc),
+// every fast path this processor runs on 1, 2 and 3 threads, for matmul and for both
 // transposed operands of matmul_transposed, against the teaching loop, bit for bit.
 #include <algorithm>
 #include <array>
@@ -61,6 +61,7 @@ TEST(MatmulProperty, BlockEdgesPrimesAndEmptyShapesMatchTheTeachingLoopBitwise) 
     rows.insert(rows.end(), {blk.mc - 1, blk.mc, blk.mc + 1});
     add_edges(inner, blk.kc);
     add_edges(cols, blk.nr);
+    cols.insert(cols.end(), {blk.nc - 1, blk.nc, blk.nc + 1});
     std::mt19937_64 draw(4200 + static_cast<std::size_t>(path));
     auto pick = [&](const std::vector<std::size_t>& from) {
       return from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(draw)];
@@ -93,6 +94,27 @@ TEST(MatmulProperty, BlockEdgesPrimesAndEmptyShapesMatchTheTeachingLoopBitwise) 
     }
   }
   EXPECT_GE(checked, 36u);  // at least the portable path's draws ran
+}
+
+// Past every block at once: mr + 1 rows, kc + 1 inner terms and nc + 1 columns, so the
+// product has two row tiles, two k-blocks and two column blocks (the j0 loop runs
+// twice), on every path this processor runs, against the teaching loop bit for bit.
+TEST(MatmulProperty, OneMoreThanEveryBlockMatchesTheTeachingLoopBitwise) {
+  for (const MatmulPath path : kFastPaths) {
+    if (!llmfs::tensor::matmul_path_supported(path)) continue;
+    const MatmulBlocking blk = llmfs::tensor::matmul_blocking(path);
+    const std::size_t n = blk.mr + 1, k = blk.kc + 1, m = blk.nc + 1;
+    const Tensor a = random_tensor(Shape{n, k}, 300),
+                 b = random_tensor(Shape{k, m}, 301);
+    const auto teaching = llmfs::tensor::matmul(a, b, {MatmulPath::teaching, 1});
+    const auto fast = llmfs::tensor::matmul(a, b, {path, 2, 0.0});
+    const auto tn = llmfs::tensor::matmul_transposed(transposed_copy(a), Transpose::yes,
+                                                     b, Transpose::no, {path, 1});
+    ASSERT_TRUE(teaching && fast && tn);
+    EXPECT_TRUE(bitwise_equal(*fast, *teaching))
+        << llmfs::tensor::matmul_path_name(path);
+    EXPECT_TRUE(bitwise_equal(*tn, *teaching)) << llmfs::tensor::matmul_path_name(path);
+  }
 }
 
 // The teaching path of matmul_transposed (a copy, then the i-p-j loop) against matmul

@@ -170,47 +170,90 @@ struct MatrixPair {
 // panel q holds a[i0+q·MR+r, p0+p] at (q·kc + p)·MR + r, so the tile reads column p's
 // MR values from consecutive addresses (zeros past row mc). Packing only moves numbers;
 // reading a through its two strides is what lets Aᵀ·B use a without a transposed copy.
+template <std::size_t MR>
 [[gnu::always_inline]] inline void pack_a(const MatrixPair& x, std::size_t i0,
                                           std::size_t mc, std::size_t p0,
-                                          std::size_t kc, std::size_t mr,
-                                          double* packed) {
-  for (std::size_t q = 0; q * mr < mc; ++q, packed += kc * mr)
-    for (std::size_t r = 0; r < mr; ++r) {
-      const std::size_t i = q * mr + r;
-      const double* row = x.a + (i0 + i) * x.a_row + p0 * x.a_col;
-      for (std::size_t p = 0; p < kc; ++p)
-        packed[p * mr + r] = i < mc ? row[p * x.a_col] : 0.0;
-    }
+                                          std::size_t kc, double* packed) {
+  for (std::size_t q = 0; q * MR < mc; ++q, packed += kc * MR) {
+    const std::size_t rows = std::min(MR, mc - q * MR);
+    const double* a = x.a + (i0 + q * MR) * x.a_row + p0 * x.a_col;
+    for (std::size_t p = 0; p < kc; ++p)
+      for (std::size_t r = 0; r < MR; ++r)  // MR is a constant: unrolled
+        packed[p * MR + r] = r < rows ? a[r * x.a_row + p * x.a_col] : 0.0;
+  }
 }
 
-// Rows p0 … p0+kc−1 of b, columns j0 … j0+nc−1, into micro-panels of nr columns: panel
-// q holds b[p0+p, j0+q·nr+s] at (q·kc + p)·nr + s (zeros past column nc).
+// Rows p0 … p0+kc−1 of b, columns j0 … j0+nc−1, into micro-panels of NR columns: panel
+// q holds b[p0+p, j0+q·NR+s] at (q·kc + p)·NR + s (zeros past column nc). A whole
+// panel of a b stored row by row is NR contiguous values per p: one block copy.
+template <std::size_t NR>
 [[gnu::always_inline]] inline void pack_b(const MatrixPair& x, std::size_t p0,
                                           std::size_t kc, std::size_t j0,
-                                          std::size_t nc, std::size_t nr,
-                                          double* packed) {
-  for (std::size_t q = 0; q * nr < nc; ++q, packed += kc * nr)
-    for (std::size_t p = 0; p < kc; ++p) {
-      const double* row = x.b + (p0 + p) * x.b_row + j0 * x.b_col;
-      for (std::size_t s = 0; s < nr; ++s) {
-        const std::size_t j = q * nr + s;
-        packed[p * nr + s] = j < nc ? row[j * x.b_col] : 0.0;
-      }
+                                          std::size_t nc, double* packed) {
+  for (std::size_t q = 0; q * NR < nc; ++q, packed += kc * NR) {
+    const std::size_t cols = std::min(NR, nc - q * NR);
+    const double* b = x.b + p0 * x.b_row + (j0 + q * NR) * x.b_col;
+    if (cols == NR && x.b_col == 1) {
+      for (std::size_t p = 0; p < kc; ++p)
+        std::memcpy(packed + p * NR, b + p * x.b_row, NR * sizeof(double));
+      continue;
     }
+    for (std::size_t p = 0; p < kc; ++p)
+      for (std::size_t s = 0; s < NR; ++s)
+        packed[p * NR + s] = s < cols ? b[p * x.b_row + s * x.b_col] : 0.0;
+  }
 }
 // endregion: fast-packing
 
 // region: fast-block-sizes
-// The cache blocks (Goto & van de Geijn 2008): an mc × kc block of packed a stays in L2
-// (96·256·8 = 192 KiB of this machine's 2 MiB) while every kc × nr micro-panel of b
-// passes it, and a kc × nc block of packed b (4 MiB at most) is reused by every row
-// block. Chapter 42's benchmark chose kc = 256 over 128 and 512 on this machine.
-constexpr std::size_t kBlockK = 256;        // kc: the inner-axis block
-constexpr std::size_t kBlockRows = 96;      // mc: rows of a per packed block
-constexpr std::size_t kBlockM = 2048;       // nc: columns of b per packed block
+// The cache blocks (Goto & van de Geijn 2008), per instruction set: a kc × nr
+// micro-panel of packed b is read by every tile of one column of tiles, an mc × kc
+// block of packed a stays in L2 while every micro-panel of b passes it, and a kc × nc
+// block of packed b (4 MiB at most) is reused by every row block. Chapter 42's
+// benchmark chose them on the machine each path was measured on.
+struct CacheBlocks {
+  std::size_t kc;  // the inner-axis block
+  std::size_t mc;  // rows of a per packed block
+  std::size_t nc;  // columns of b per packed block
+};
+// Skylake-X (48 KiB L1, 2 MiB L2): a's block 96·256·8 = 192 KiB; kc = 256 was faster
+// than 128 and 512 there.
+constexpr CacheBlocks kAvx512Blocks{256, 96, 2048};
+// Zen 3 (32 KiB L1, 512 KiB L2): b's micro-panel 256·8·8 = 16 KiB and a's micro-panel
+// 256·6·8 = 12 KiB share L1, a's block (192 KiB) fits L2, and b's block 256·1024·8 =
+// 2 MiB of the L3. nc = 1024 beat 2048 at n = 2048 there (about 3 % of the ceiling);
+// kc = 128, mc = 144 and mc = 192 were slower; mc = 48 or 72 and kc = 384 no better.
+constexpr CacheBlocks kAvx2Blocks{256, 96, 1024};
+constexpr CacheBlocks kPortableBlocks{256, 96, 2048};
+constexpr std::size_t kMaxBlockK =
+    std::max({kAvx512Blocks.kc, kAvx2Blocks.kc, kPortableBlocks.kc});
+constexpr std::size_t kMaxBlockRows =
+    std::max({kAvx512Blocks.mc, kAvx2Blocks.mc, kPortableBlocks.mc});
+constexpr std::size_t kMaxBlockM =
+    std::max({kAvx512Blocks.nc, kAvx2Blocks.nc, kPortableBlocks.nc});
 constexpr std::size_t kMaxPanelWidth = 32;  // the widest nr (AVX-512: 4 vectors of 8)
 constexpr std::size_t kMaxPanelRows = 8;    // the tallest MR
 // endregion: fast-block-sizes
+
+// The rows of c the next tile will load, asked for now: the next tile down (or the top
+// of the next column), so that its sums arrive from L2 or L3 while this tile computes.
+// `block` is c's element (i0, j0); only a hint, it reads nothing and changes no value.
+template <class Isa>
+[[gnu::always_inline]] inline void prefetch_next_tile(const double* block,
+                                                      std::size_t ldc, std::size_t mc,
+                                                      std::size_t nc, std::size_t i,
+                                                      std::size_t j) {
+  constexpr std::size_t mr = Isa::MR, nr = Isa::W * Isa::NV;
+  const bool down = i + mr < mc;
+  const std::size_t ni = down ? i + mr : 0, nj = down ? j : j + nr;
+  if (nj >= nc) return;
+  const std::size_t rows = std::min(mr, mc - ni), last = std::min(nr, nc - nj) - 1;
+  for (std::size_t r = 0; r < rows; ++r) {
+    const double* row = block + (ni + r) * ldc + nj;
+    __builtin_prefetch(row, 1);
+    __builtin_prefetch(row + last, 1);
+  }
+}
 
 // region: fast-blocking
 // Rows row0 … row1−1 of c, in BLIS's five loops around the micro-kernel. The p-blocks
@@ -223,24 +266,32 @@ template <class Isa>
                                                 std::size_t row1, double* packed_a,
                                                 double* packed_b) {
   constexpr std::size_t mr = Isa::MR, nr = Isa::W * Isa::NV;
-  for (std::size_t j0 = 0; j0 < x.m; j0 += kBlockM) {
-    const std::size_t nc = std::min(kBlockM, x.m - j0);
-    for (std::size_t p0 = 0; p0 < x.k; p0 += kBlockK) {
-      const std::size_t kc = std::min(kBlockK, x.k - p0);
-      pack_b(x, p0, kc, j0, nc, nr, packed_b);
-      for (std::size_t i0 = row0; i0 < row1; i0 += kBlockRows) {
-        const std::size_t mc = std::min(kBlockRows, row1 - i0);
-        pack_a(x, i0, mc, p0, kc, mr, packed_a);
+  constexpr CacheBlocks blocks = Isa::blocks;
+  for (std::size_t j0 = 0; j0 < x.m; j0 += blocks.nc) {
+    const std::size_t nc = std::min(blocks.nc, x.m - j0);
+    for (std::size_t p0 = 0; p0 < x.k; p0 += blocks.kc) {
+      const std::size_t kc = std::min(blocks.kc, x.k - p0);
+      pack_b<nr>(x, p0, kc, j0, nc, packed_b);
+      for (std::size_t i0 = row0; i0 < row1; i0 += blocks.mc) {
+        const std::size_t mc = std::min(blocks.mc, row1 - i0);
+        pack_a<mr>(x, i0, mc, p0, kc, packed_a);
         for (std::size_t j = 0; j < nc; j += nr)
-          for (std::size_t i = 0; i < mc; i += mr)
-            tile<Isa>(kc, packed_a + i * kc, packed_b + j * kc,
-                      x.c + (i0 + i) * x.m + j0 + j, x.m, std::min(mr, mc - i),
-                      std::min(nr, nc - j));
+          for (std::size_t i = 0; i < mc; i += mr) {
+            double* block = x.c + i0 * x.m + j0;
+            prefetch_next_tile<Isa>(block, x.m, mc, nc, i, j);
+            tile<Isa>(kc, packed_a + i * kc, packed_b + j * kc, block + i * x.m + j,
+                      x.m, std::min(mr, mc - i), std::min(nr, nc - j));
+          }
       }
     }
   }
 }
 // endregion: fast-blocking
+
+// One instance of the blocked kernel: rows row0 … row1−1 of a pair, two packing
+// buffers.
+using RowsKernel = void (*)(const MatrixPair&, std::size_t, std::size_t, double*,
+                            double*);
 
 // region: fast-dispatch
 // One instance of the blocked kernel per instruction set: W doubles per vector, NV
@@ -249,15 +300,16 @@ template <class Isa>
 // processor first (__builtin_cpu_supports). No FMA: -ffp-contract=off holds here too.
 struct Portable {
   static constexpr std::size_t W = 2, NV = 2, MR = 4;
+  static constexpr CacheBlocks blocks = kPortableBlocks;
 };
 struct Avx2 {
   static constexpr std::size_t W = 4, NV = 2, MR = 6;
+  static constexpr CacheBlocks blocks = kAvx2Blocks;
 };
 struct Avx512 {
   static constexpr std::size_t W = 8, NV = 4, MR = 6;
+  static constexpr CacheBlocks blocks = kAvx512Blocks;
 };
-using RowsKernel = void (*)(const MatrixPair&, std::size_t, std::size_t, double*,
-                            double*);
 void rows_portable(const MatrixPair& x, std::size_t r0, std::size_t r1, double* pa,
                    double* pb) {
   blocked_rows<Portable>(x, r0, r1, pa, pb);
@@ -311,9 +363,9 @@ void run_partitioned(RowsKernel kernel, const std::vector<MatrixPair>& pairs,
                      std::size_t threads) {
   const MatrixPair& first = pairs.front();
   const std::size_t n = first.n, total = pairs.size() * n;
-  const std::size_t kc = std::min(kBlockK, first.k);
-  const std::size_t a_size = (std::min(kBlockRows, n) + kMaxPanelRows) * kc;
-  const std::size_t b_size = (std::min(kBlockM, first.m) + kMaxPanelWidth) * kc;
+  const std::size_t kc = std::min(kMaxBlockK, first.k);
+  const std::size_t a_size = (std::min(kMaxBlockRows, n) + kMaxPanelRows) * kc;
+  const std::size_t b_size = (std::min(kMaxBlockM, first.m) + kMaxPanelWidth) * kc;
   auto slab = [&](std::size_t t) {
     const std::size_t lo = total * t / threads, hi = total * (t + 1) / threads;
     PackBuffers buffers(a_size, b_size);
@@ -367,8 +419,9 @@ std::string_view matmul_path_name(MatmulPath path) noexcept {
 
 MatmulBlocking matmul_blocking(MatmulPath path) noexcept {
   auto of = []<class Isa>(Isa) {
-    return MatmulBlocking{Isa::W,  Isa::NV,    Isa::MR, Isa::W * Isa::NV,
-                          kBlockK, kBlockRows, kBlockM};
+    return MatmulBlocking{Isa::W,           Isa::NV,        Isa::MR,
+                          Isa::W * Isa::NV, Isa::blocks.kc, Isa::blocks.mc,
+                          Isa::blocks.nc};
   };
   if (path == MatmulPath::teaching) return {1, 1, 1, 1, 0, 0, 0};
   if (path == MatmulPath::avx512f) return of(Avx512{});
