@@ -22,7 +22,7 @@ LLMFS_MATMUL_THREADS=1 "$bench" --benchmark_filter='^mha/' --benchmark_min_time=
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=console \
   --benchmark_out="$work/ours.json" --benchmark_out_format=json
 echo "== PyTorch float64, one thread, OpenBLAS from $openblas"
-LD_LIBRARY_PATH="$openblas" OPENBLAS_CORETYPE=SkylakeX OPENBLAS_NUM_THREADS=1 \
+LD_LIBRARY_PATH="$openblas" OPENBLAS_NUM_THREADS=1 \
   LLMFS_BENCH_MIN_SECONDS="$min_seconds" /usr/bin/python3 "$root/bench/torch_reference.py" \
   --attention > "$work/torch.json"
 mkdir -p "$root/bench/results"
@@ -45,7 +45,8 @@ out = [
     f"# machine: {ctx['num_cpus']} CPUs at {ctx['mhz_per_cpu']} MHz; load average "
     f"{', '.join(f'{x:.2f}' for x in ctx.get('load_avg', []))}",
     f"# torch {env['torch']}, threads={env['threads']}, BLAS_INFO={env['blas_info']}, "
-    f"loaded: {', '.join(env['blas_loaded']) or '(none found)'}",
+    f"loaded: {', '.join(env['blas_loaded']) or '(none found)'}; "
+    f"OPENBLAS_CORETYPE {env.get('OPENBLAS_CORETYPE', '(unset)')}",
     f"# ours: {os.path.basename(os.path.normpath(build_dir))} preset, LLMFS_MATMUL_THREADS=1; CPU time, medians",
     "",
     "| case (B,T,d_model,h)                 | ours ms | torch ms | ours/torch |",
