@@ -1,4 +1,7 @@
 // Chapter 15
+#include <utility>
+#include <vector>
+
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
@@ -47,9 +50,18 @@ template <std::size_t N>
     return ctx.accumulate(index, gradient);
   Tensor reduced =
       LLMFS_TRY_AT(stage, tensor::sum_to(gradient, ctx.parent_value(index).shape()));
-  return ctx.accumulate(index, reduced);
+  return ctx.accumulate(index, std::move(reduced));
 }
 // endregion: accumulate-reduced
+
+// The same for a gradient the closure gives up: moved in when no reduction is needed.
+[[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
+    BackwardContext& ctx, std::size_t index, Tensor&& gradient, std::string_view stage) {
+  if (!ctx.needs_gradient(index)) return {};
+  if (gradient.shape() == ctx.parent_value(index).shape())
+    return ctx.accumulate(index, std::move(gradient));
+  return accumulate_reduced(ctx, index, std::as_const(gradient), stage);
+}
 
 }  // namespace
 
@@ -79,7 +91,7 @@ std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
         if (!ctx.needs_gradient(1)) return {};
         Tensor negated =
             LLMFS_TRY_AT("subtract backward", tensor::scale(ctx.upstream(), -1.0));
-        return accumulate_reduced(ctx, 1, negated, "subtract backward");
+        return accumulate_reduced(ctx, 1, std::move(negated), "subtract backward");
       });
 }
 
@@ -97,7 +109,8 @@ std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
                        Tensor g = LLMFS_TRY_AT(
                            "multiply backward",
                            tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)));
-                       LLMFS_TRY(accumulate_reduced(ctx, i, g, "multiply backward"));
+                       LLMFS_TRY(accumulate_reduced(ctx, i, std::move(g),
+                                                    "multiply backward"));
                      }
                      return {};
                    });
@@ -114,7 +127,7 @@ std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double fac
       [factor](BackwardContext& ctx) -> std::expected<void, AutogradError> {
         Tensor g =
             LLMFS_TRY_AT("scale backward", tensor::scale(ctx.upstream(), factor));
-        return ctx.accumulate(0, g);
+        return ctx.accumulate(0, std::move(g));
       });
 }
 
@@ -137,14 +150,15 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
                            "matmul backward", tensor::matmul_transposed(
                                                   ctx.upstream(), Transpose::no,
                                                   ctx.parent_value(1), Transpose::yes));
-                       LLMFS_TRY(accumulate_reduced(ctx, 0, ga, "matmul backward"));
+                       LLMFS_TRY(
+                           accumulate_reduced(ctx, 0, std::move(ga), "matmul backward"));
                      }
                      if (ctx.needs_gradient(1)) {
                        Tensor gb = LLMFS_TRY_AT("matmul backward",
                                                 tensor::matmul_transposed(
                                                     ctx.parent_value(0), Transpose::yes,
                                                     ctx.upstream(), Transpose::no));
-                       return accumulate_reduced(ctx, 1, gb, "matmul backward");
+                       return accumulate_reduced(ctx, 1, std::move(gb), "matmul backward");
                      }
                      return {};
                    });
@@ -162,7 +176,7 @@ std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
                      Tensor g = LLMFS_TRY_AT(
                          "reshape backward",
                          tensor::reshape(ctx.upstream(), ctx.parent_value(0).shape()));
-                     return ctx.accumulate(0, g);
+                     return ctx.accumulate(0, std::move(g));
                    });
 }
 
@@ -177,7 +191,7 @@ std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
         // Swapping the same two axes again is the inverse permutation.
         Tensor g = LLMFS_TRY_AT("transpose backward",
                                 tensor::transpose(ctx.upstream(), axis_a, axis_b));
-        return ctx.accumulate(0, g);
+        return ctx.accumulate(0, std::move(g));
       });
 }
 
@@ -207,7 +221,7 @@ std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
                          out_v[row * width + begin + j] = gv[row * count + j];
                        }
                      }
-                     return ctx.accumulate(0, ga);
+                     return ctx.accumulate(0, std::move(ga));
                    });
 }
 // endregion: slice-op
@@ -237,22 +251,25 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                      // alone. A masked entry has y_j = 0 and so receives exactly 0.
                      const Tensor& y = ctx.output();
                      const Tensor& g = ctx.upstream();
-                     Tensor gx = Tensor::zeros(y.shape());
                      const std::size_t width = y.shape()[y.rank() - 1];
+                     // Each element written once, in order (no zero-filled buffer),
+                     // and the result moved into the gradient.
+                     std::vector<double> gx;
+                     gx.reserve(y.size());
                      if (width != 0) {
                        const auto yv = y.values();
                        const auto gv = g.values();
-                       auto out_v = gx.mutable_values();
                        for (std::size_t start = 0; start < yv.size(); start += width) {
                          double dot = 0.0;
                          for (std::size_t j = 0; j < width; ++j)
                            dot += gv[start + j] * yv[start + j];
-                         for (std::size_t j = 0; j < width; ++j) {
-                           out_v[start + j] = yv[start + j] * (gv[start + j] - dot);
-                         }
+                         for (std::size_t j = 0; j < width; ++j)
+                           gx.push_back(yv[start + j] * (gv[start + j] - dot));
                        }
                      }
-                     return ctx.accumulate(0, gx);
+                     Tensor gradient = LLMFS_TRY_AT("softmax_last_axis backward",
+                                                    Tensor::from(y.shape(), std::move(gx)));
+                     return ctx.accumulate(0, std::move(gradient));
                    });
 }
 // endregion: softmax-op

@@ -66,27 +66,51 @@ Tape TensorValue::tape() const {
 // BackwardContext
 
 // region: accumulate-checks
-std::expected<void, AutogradError> BackwardContext::accumulate(
-    std::size_t parent, const tensor::Tensor& contribution) {
+std::expected<std::optional<tensor::Tensor>*, AutogradError>
+BackwardContext::gradient_slot(std::size_t parent, const tensor::Shape& shape) const {
   if (parent >= parent_values_.size()) {
     return reject(AutogradErrorCode::invalid_argument, op_,
                   fmt::format("parent {} of {}", parent, parent_values_.size()));
   }
-  if (contribution.shape() != parent_values_[parent]->shape()) {
+  if (shape != parent_values_[parent]->shape()) {
     return reject(AutogradErrorCode::gradient_shape_mismatch, op_,
                   fmt::format("parent {} has shape {}, gradient has shape {}", parent,
-                              parent_values_[parent]->shape(), contribution.shape()));
+                              parent_values_[parent]->shape(), shape));
   }
-  if (!needs_[parent]) return {};
-  std::optional<tensor::Tensor>& gradient = *parent_gradients_[parent];
-  if (gradient) {
-    add_into(*gradient, contribution);
+  if (!needs_[parent]) return nullptr;
+  return parent_gradients_[parent];
+}
+
+std::expected<void, AutogradError> BackwardContext::accumulate(
+    std::size_t parent, const tensor::Tensor& contribution) {
+  std::optional<tensor::Tensor>* gradient =
+      LLMFS_TRY(gradient_slot(parent, contribution.shape()));
+  if (gradient == nullptr) return {};
+  if (*gradient) {
+    add_into(**gradient, contribution);
   } else {
-    gradient = first_sum(contribution);  // 0 + contribution, without a zero-filled copy
+    *gradient = first_sum(contribution);  // 0 + contribution, without a zero-filled copy
   }
   return {};
 }
 // endregion: accumulate-checks
+
+// region: accumulate-move
+std::expected<void, AutogradError> BackwardContext::accumulate(
+    std::size_t parent, tensor::Tensor&& contribution) {
+  std::optional<tensor::Tensor>* gradient =
+      LLMFS_TRY(gradient_slot(parent, contribution.shape()));
+  if (gradient == nullptr) return {};
+  if (*gradient) {
+    add_into(**gradient, contribution);
+  } else {
+    for (double& x : contribution.mutable_values())
+      x = 0.0 + x;  // first_sum's bits, in the storage the closure gave up
+    *gradient = std::move(contribution);
+  }
+  return {};
+}
+// endregion: accumulate-move
 
 // TapeState
 
