@@ -1,6 +1,6 @@
 // BackwardContext::accumulate with a contribution given up (std::move): the same checks
-// and the same bits as the copying overload, a first contribution's −0.0 stored as +0.0,
-// and a later contribution added.
+// and the same bits as the copying overload, a first contribution's −0.0 stored as
+// +0.0, and a later contribution added.
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -24,11 +24,12 @@ using llmfs::test::T;
 
 // An op on `x` whose closure adds `first` and then (if given) `second` into x's
 // gradient, by copy or by move.
-TensorValue contributing_op(const TensorValue& x, Tensor first, std::optional<Tensor> second,
-                            bool by_move) {
+TensorValue contributing_op(const TensorValue& x, Tensor first,
+                            std::optional<Tensor> second, bool by_move) {
   auto node = record_op(
       "contribute", Tensor::zeros(x.shape()), {x},
-      [first, second, by_move](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+      [first, second,
+       by_move](BackwardContext& ctx) -> std::expected<void, AutogradError> {
         Tensor a = first;
         if (by_move) {
           if (auto r = ctx.accumulate(0, std::move(a)); !r) return r;
@@ -62,7 +63,8 @@ TEST(AccumulateMove, FirstContributionStoresZeroPlusEachElement) {
 TEST(AccumulateMove, SecondContributionIsAddedInto) {
   Tape tape;
   auto x = tape.parameter(T({3}, {0.0, 0.0, 0.0}));
-  auto y = contributing_op(x, T({3}, {1.0, -0.0, 0.5}), T({3}, {2.0, -0.0, -0.5}), true);
+  auto y =
+      contributing_op(x, T({3}, {1.0, -0.0, 0.5}), T({3}, {2.0, -0.0, -0.5}), true);
   ASSERT_TRUE(backward(y, Tensor::zeros(Shape{3})).has_value());
   const Tensor g = x.gradient().value();
   EXPECT_EQ(g.values()[0], 3.0);
@@ -82,7 +84,8 @@ TEST(AccumulateMove, RandomContributionsGiveTheCopyingOverloadsBits) {
     };
     const Tensor first = sprinkle(llmfs::test::random_tensor(shape, 10 + trial));
     std::optional<Tensor> second;
-    if (trial % 2 == 1) second = sprinkle(llmfs::test::random_tensor(shape, 500 + trial));
+    if (trial % 2 == 1)
+      second = sprinkle(llmfs::test::random_tensor(shape, 500 + trial));
     std::vector<Tensor> gradients;
     for (bool by_move : {false, true}) {
       Tape tape;

@@ -1,6 +1,6 @@
 // Property tests for the copy-free paths of chapter 42: transpose's block copy, the
-// element-wise ops' row loop, scale in one pass and the softmax that skips exp(−∞), each
-// against a naive reference, bit for bit, on many seeded random shapes.
+// element-wise ops' row loop, scale in one pass and the softmax that skips exp(−∞),
+// each against a naive reference, bit for bit, on many seeded random shapes.
 #include <bit>
 #include <cmath>
 #include <cstdint>

@@ -56,7 +56,8 @@ template <std::size_t N>
 
 // The same for a gradient the closure gives up: moved in when no reduction is needed.
 [[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
-    BackwardContext& ctx, std::size_t index, Tensor&& gradient, std::string_view stage) {
+    BackwardContext& ctx, std::size_t index, Tensor&& gradient,
+    std::string_view stage) {
   if (!ctx.needs_gradient(index)) return {};
   if (gradient.shape() == ctx.parent_value(index).shape())
     return ctx.accumulate(index, std::move(gradient));
@@ -100,20 +101,20 @@ std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
                                                    const TensorValue& b) {
   auto in = LLMFS_TRY(inputs_of<2>("multiply", {&a, &b}));
   Tensor out = LLMFS_TRY_AT("multiply", tensor::multiply(*in[0], *in[1]));
-  return record_op("multiply", std::move(out), {a, b},
-                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast
-                     // axes.
-                     for (std::size_t i = 0; i < 2; ++i) {
-                       if (!ctx.needs_gradient(i)) continue;
-                       Tensor g = LLMFS_TRY_AT(
-                           "multiply backward",
+  return record_op(
+      "multiply", std::move(out), {a, b},
+      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast
+        // axes.
+        for (std::size_t i = 0; i < 2; ++i) {
+          if (!ctx.needs_gradient(i)) continue;
+          Tensor g =
+              LLMFS_TRY_AT("multiply backward",
                            tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)));
-                       LLMFS_TRY(accumulate_reduced(ctx, i, std::move(g),
-                                                    "multiply backward"));
-                     }
-                     return {};
-                   });
+          LLMFS_TRY(accumulate_reduced(ctx, i, std::move(g), "multiply backward"));
+        }
+        return {};
+      });
 }
 // endregion: multiply-op
 
@@ -139,29 +140,29 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
   auto in = LLMFS_TRY(inputs_of<2>("matmul", {&a, &b}));
   // a: [..., n, k], b: [..., k, m] -> [..., n, m]
   Tensor out = LLMFS_TRY_AT("matmul", tensor::matmul(*in[0], *in[1]));
-  return record_op("matmul", std::move(out), {a, b},
-                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [...,
-                     // k, m]. The transposed operand is read in place (Chapter 42): no
-                     // transposed copy, and the same bits as the product with one.
-                     using tensor::Transpose;
-                     if (ctx.needs_gradient(0)) {
-                       Tensor ga = LLMFS_TRY_AT(
-                           "matmul backward", tensor::matmul_transposed(
-                                                  ctx.upstream(), Transpose::no,
-                                                  ctx.parent_value(1), Transpose::yes));
-                       LLMFS_TRY(
-                           accumulate_reduced(ctx, 0, std::move(ga), "matmul backward"));
-                     }
-                     if (ctx.needs_gradient(1)) {
-                       Tensor gb = LLMFS_TRY_AT("matmul backward",
-                                                tensor::matmul_transposed(
-                                                    ctx.parent_value(0), Transpose::yes,
-                                                    ctx.upstream(), Transpose::no));
-                       return accumulate_reduced(ctx, 1, std::move(gb), "matmul backward");
-                     }
-                     return {};
-                   });
+  return record_op(
+      "matmul", std::move(out), {a, b},
+      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [...,
+        // k, m]. The transposed operand is read in place (Chapter 42): no
+        // transposed copy, and the same bits as the product with one.
+        using tensor::Transpose;
+        if (ctx.needs_gradient(0)) {
+          Tensor ga = LLMFS_TRY_AT(
+              "matmul backward",
+              tensor::matmul_transposed(ctx.upstream(), Transpose::no,
+                                        ctx.parent_value(1), Transpose::yes));
+          LLMFS_TRY(accumulate_reduced(ctx, 0, std::move(ga), "matmul backward"));
+        }
+        if (ctx.needs_gradient(1)) {
+          Tensor gb = LLMFS_TRY_AT(
+              "matmul backward",
+              tensor::matmul_transposed(ctx.parent_value(0), Transpose::yes,
+                                        ctx.upstream(), Transpose::no));
+          return accumulate_reduced(ctx, 1, std::move(gb), "matmul backward");
+        }
+        return {};
+      });
 }
 // endregion: matmul-op
 
@@ -267,8 +268,9 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                            gx.push_back(yv[start + j] * (gv[start + j] - dot));
                        }
                      }
-                     Tensor gradient = LLMFS_TRY_AT("softmax_last_axis backward",
-                                                    Tensor::from(y.shape(), std::move(gx)));
+                     Tensor gradient =
+                         LLMFS_TRY_AT("softmax_last_axis backward",
+                                      Tensor::from(y.shape(), std::move(gx)));
                      return ctx.accumulate(0, std::move(gradient));
                    });
 }

@@ -89,13 +89,13 @@ std::expected<void, AutogradError> BackwardContext::accumulate(
   if (*gradient) {
     add_into(**gradient, contribution);
   } else {
-    *gradient = first_sum(contribution);  // 0 + contribution, without a zero-filled copy
+    *gradient =
+        first_sum(contribution);  // 0 + contribution, without a zero-filled copy
   }
   return {};
 }
 // endregion: accumulate-checks
 
-// region: accumulate-move
 std::expected<void, AutogradError> BackwardContext::accumulate(
     std::size_t parent, tensor::Tensor&& contribution) {
   std::optional<tensor::Tensor>* gradient =
@@ -110,7 +110,6 @@ std::expected<void, AutogradError> BackwardContext::accumulate(
   }
   return {};
 }
-// endregion: accumulate-move
 
 // TapeState
 

@@ -84,14 +84,14 @@ template <typename Combine>
   const std::size_t b_step = rank == 0 ? 0 : b_strides[rank - 1];
   const std::size_t outer = rank == 0 ? 0 : rank - 1;
   const std::vector<std::size_t> dims = out_shape.as_vector();
-  for_each_strided<2>(Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
-                      {std::span<const std::size_t>(a_strides).first(outer),
-                       std::span<const std::size_t>(b_strides).first(outer)},
-                      [&](const std::array<std::size_t, 2>& at) {
-                        for (std::size_t j = 0; j < row; ++j)
-                          values.push_back(combine(av[at[0] + j * a_step],
-                                                   bv[at[1] + j * b_step]));
-                      });
+  for_each_strided<2>(
+      Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
+      {std::span<const std::size_t>(a_strides).first(outer),
+       std::span<const std::size_t>(b_strides).first(outer)},
+      [&](const std::array<std::size_t, 2>& at) {
+        for (std::size_t j = 0; j < row; ++j)
+          values.push_back(combine(av[at[0] + j * a_step], bv[at[1] + j * b_step]));
+      });
   return Tensor::from(std::move(out_shape), std::move(values));
 }
 // endregion: elementwise
@@ -112,7 +112,8 @@ std::expected<Tensor, TensorError> multiply(const Tensor& a, const Tensor& b) {
 }
 
 std::expected<Tensor, TensorError> scale(const Tensor& input, double factor) {
-  std::vector<double> values;  // each product written once: no copy to multiply in place
+  std::vector<double>
+      values;  // each product written once: no copy to multiply in place
   values.reserve(input.size());
   for (double v : input.values())
     values.push_back(v * factor);
