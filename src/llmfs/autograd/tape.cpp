@@ -1,4 +1,6 @@
 // Chapter 15
+#include <utility>
+
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/autograd/tape_state.hpp>
 #include <llmfs/core/try.hpp>
@@ -20,12 +22,22 @@ void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
 }
 
 // A first contribution, summed onto zero: each element 0.0 + a (so −0.0 becomes +0.0
-// exactly as adding it into a zero-filled gradient would), in one pass.
-tensor::Tensor first_sum(const tensor::Tensor& addend) {
-  tensor::Tensor out = addend;
-  for (double& x : out.mutable_values())
+// exactly as adding it into a zero-filled gradient would), in one pass over its own
+// storage (a copy of a kept contribution, or one the closure gave up).
+tensor::Tensor first_sum(tensor::Tensor addend) {
+  for (double& x : addend.mutable_values())
     x = 0.0 + x;
-  return out;
+  return addend;
+}
+
+// Adds into a gradient that exists; otherwise the first contribution becomes it.
+template <class Contribution>
+void add_or_set(std::optional<tensor::Tensor>& gradient, Contribution&& contribution) {
+  if (gradient) {
+    add_into(*gradient, contribution);
+  } else {
+    gradient = first_sum(std::forward<Contribution>(contribution));
+  }
 }
 
 }  // namespace
@@ -83,31 +95,16 @@ BackwardContext::gradient_slot(std::size_t parent, const tensor::Shape& shape) c
 
 std::expected<void, AutogradError> BackwardContext::accumulate(
     std::size_t parent, const tensor::Tensor& contribution) {
-  std::optional<tensor::Tensor>* gradient =
-      LLMFS_TRY(gradient_slot(parent, contribution.shape()));
-  if (gradient == nullptr) return {};
-  if (*gradient) {
-    add_into(**gradient, contribution);
-  } else {
-    *gradient =
-        first_sum(contribution);  // 0 + contribution, without a zero-filled copy
-  }
+  auto* gradient = LLMFS_TRY(gradient_slot(parent, contribution.shape()));
+  if (gradient != nullptr) add_or_set(*gradient, contribution);  // first one: copied
   return {};
 }
 // endregion: accumulate-checks
 
 std::expected<void, AutogradError> BackwardContext::accumulate(
     std::size_t parent, tensor::Tensor&& contribution) {
-  std::optional<tensor::Tensor>* gradient =
-      LLMFS_TRY(gradient_slot(parent, contribution.shape()));
-  if (gradient == nullptr) return {};
-  if (*gradient) {
-    add_into(**gradient, contribution);
-  } else {
-    for (double& x : contribution.mutable_values())
-      x = 0.0 + x;  // first_sum's bits, in the storage the closure gave up
-    *gradient = std::move(contribution);
-  }
+  auto* gradient = LLMFS_TRY(gradient_slot(parent, contribution.shape()));
+  if (gradient != nullptr) add_or_set(*gradient, std::move(contribution));  // no copy
   return {};
 }
 
