@@ -7,6 +7,11 @@
 # Debian's torch calls libblas.so.3, and LD_LIBRARY_PATH puts OpenBLAS's libblas.so.3
 # (libopenblas0-pthread) first for that process only (the system's alternative is left as
 # it is). The BLAS torch really loaded is read from /proc/self/maps and printed.
+# Both processes run with the same glibc allocator setting (LLMFS_MHA_MALLOC_TUNABLES,
+# default: never mmap a block, keep up to 4 GiB of freed heap): a [B,h,T,T] tensor at
+# (8,256,256,8) is 32 MiB, past the largest mmap threshold glibc allows, so without it
+# every such tensor is fresh memory that the kernel maps and zeroes page by page, on both
+# sides. The setting moves no bit of any result; LLMFS_MHA_MALLOC_TUNABLES= turns it off.
 # Medians of CPU time. Prints and writes OUT_FILE (default bench/results/ch42-attention.txt;
 # region markers; a measurement, never a golden).
 set -euo pipefail
@@ -16,21 +21,22 @@ bench_setup run-mha-bench llmfs_bench "$1"  # build_dir, root, bench, work
 out=${2:-$root/bench/results/ch42-attention.txt}
 min_seconds=${LLMFS_BENCH_MIN_SECONDS:-0.5}
 openblas=${LLMFS_OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
+tunables=${LLMFS_MHA_MALLOC_TUNABLES-glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296}
 [[ -e "$openblas/libblas.so.3" ]] || { echo "run-mha-bench: $openblas/libblas.so.3 not found (install libopenblas0-pthread)" >&2; exit 2; }
 echo "== llmfs, one thread"
-LLMFS_MATMUL_THREADS=1 "$bench" --benchmark_filter='^mha/' --benchmark_min_time="$min_seconds" \
+GLIBC_TUNABLES="$tunables" LLMFS_MATMUL_THREADS=1 "$bench" --benchmark_filter='^mha/' --benchmark_min_time="$min_seconds" \
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=console \
   --benchmark_out="$work/ours.json" --benchmark_out_format=json
 bench_openblas_env "$openblas/libopenblas.so.0"
 echo "== PyTorch float64, one thread, OpenBLAS from $openblas (core $openblas_core)"
-env "${openblas_env[@]}" LD_LIBRARY_PATH="$openblas" OPENBLAS_NUM_THREADS=1 \
+env "${openblas_env[@]}" GLIBC_TUNABLES="$tunables" LD_LIBRARY_PATH="$openblas" OPENBLAS_NUM_THREADS=1 \
   LLMFS_BENCH_MIN_SECONDS="$min_seconds" /usr/bin/python3 "$root/bench/torch_reference.py" \
   --attention > "$work/torch.json"
 mkdir -p "$root/bench/results"
-/usr/bin/python3 - "$work" "$out" "$build_dir" <<'PY'
+/usr/bin/python3 - "$work" "$out" "$build_dir" "$tunables" <<'PY'
 import datetime, json, os, sys
 
-work, target, build_dir = sys.argv[1:4]
+work, target, build_dir, tunables = sys.argv[1:5]
 ours = json.load(open(f"{work}/ours.json"))
 torch = json.load(open(f"{work}/torch.json"))
 to_ms = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
@@ -46,8 +52,10 @@ out = [
     f"# machine: {ctx['num_cpus']} CPUs at {ctx['mhz_per_cpu']} MHz; load average "
     f"{', '.join(f'{x:.2f}' for x in ctx.get('load_avg', []))}",
     f"# torch {env['torch']}, threads={env['threads']}, BLAS_INFO={env['blas_info']}, "
-    f"loaded: {', '.join(env['blas_loaded']) or '(none found)'}",
+    f"loaded: {', '.join(env['blas_loaded']) or '(none found)'}; "
+    f"OPENBLAS_CORETYPE {env.get('OPENBLAS_CORETYPE', '(unset)')}",
     f"# ours: {os.path.basename(os.path.normpath(build_dir))} preset, LLMFS_MATMUL_THREADS=1; CPU time, medians",
+    f"# both: GLIBC_TUNABLES={tunables or '(unset)'}",
     "",
     "| case (B,T,d_model,h)                 | ours ms | torch ms | ours/torch |",
     "|--------------------------------------|---------|----------|------------|",

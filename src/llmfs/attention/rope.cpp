@@ -165,7 +165,7 @@ std::expected<autograd::TensorValue, RopeError> RotaryEmbedding::rotate(
     tensor::Tensor gradient = tensor::Tensor::zeros(context.upstream().shape());
     turn_pairs(context.upstream().values(), gradient.mutable_values(), tokens, width,
                offset, tables->cos, tables->sin, -1.0);
-    return context.accumulate(0, gradient);
+    return context.accumulate(0, std::move(gradient));
   };
   return LLMFS_TRY_AT(
       stage, autograd::record_op("rope", std::move(rotated), {x}, std::move(backward)));

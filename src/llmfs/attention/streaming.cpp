@@ -358,9 +358,9 @@ std::expected<CausalAttention, AttentionError> streaming_causal_attention(
                                               ctx.parent_value(2), saved,
                                               ctx.upstream(), block_size);
     if (!grads) return std::unexpected(tape_error(grads.error()));
-    LLMFS_TRY(ctx.accumulate(0, grads->query));
-    LLMFS_TRY(ctx.accumulate(1, grads->key));
-    return ctx.accumulate(2, grads->value);
+    LLMFS_TRY(ctx.accumulate(0, std::move(grads->query)));
+    LLMFS_TRY(ctx.accumulate(1, std::move(grads->key)));
+    return ctx.accumulate(2, std::move(grads->value));
   };
   auto output =
       LLMFS_TRY_AT(stage, autograd::record_op(stage, std::move(forward.output),

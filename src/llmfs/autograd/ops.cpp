@@ -1,4 +1,8 @@
 // Chapter 15
+#include <span>
+#include <utility>
+#include <vector>
+
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/broadcast.hpp>
@@ -37,6 +41,17 @@ template <std::size_t N>
   return out;
 }
 
+// Σ_j a_j·b_j, added in index order. Kept out of line: inlined into a loop that also
+// appends to a vector, GCC keeps the running sum in memory, and each addition then
+// waits for a store and a load.
+[[nodiscard, gnu::noinline]] double dot_in_order(std::span<const double> a,
+                                                 std::span<const double> b) {
+  double dot = 0.0;
+  for (std::size_t j = 0; j < a.size(); ++j)
+    dot += a[j] * b[j];
+  return dot;
+}
+
 // region: accumulate-reduced
 // Adds `gradient`, reduced to the parent's shape, into parent `index` if it wants one.
 [[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
@@ -47,9 +62,19 @@ template <std::size_t N>
     return ctx.accumulate(index, gradient);
   Tensor reduced =
       LLMFS_TRY_AT(stage, tensor::sum_to(gradient, ctx.parent_value(index).shape()));
-  return ctx.accumulate(index, reduced);
+  return ctx.accumulate(index, std::move(reduced));
 }
 // endregion: accumulate-reduced
+
+// The same for a gradient the closure gives up: moved in when no reduction is needed.
+[[nodiscard]] std::expected<void, AutogradError> accumulate_reduced(
+    BackwardContext& ctx, std::size_t index, Tensor&& gradient,
+    std::string_view stage) {
+  if (!ctx.needs_gradient(index)) return {};
+  if (gradient.shape() == ctx.parent_value(index).shape())
+    return ctx.accumulate(index, std::move(gradient));
+  return accumulate_reduced(ctx, index, std::as_const(gradient), stage);
+}
 
 }  // namespace
 
@@ -79,7 +104,7 @@ std::expected<TensorValue, AutogradError> subtract(const TensorValue& a,
         if (!ctx.needs_gradient(1)) return {};
         Tensor negated =
             LLMFS_TRY_AT("subtract backward", tensor::scale(ctx.upstream(), -1.0));
-        return accumulate_reduced(ctx, 1, negated, "subtract backward");
+        return accumulate_reduced(ctx, 1, std::move(negated), "subtract backward");
       });
 }
 
@@ -88,19 +113,20 @@ std::expected<TensorValue, AutogradError> multiply(const TensorValue& a,
                                                    const TensorValue& b) {
   auto in = LLMFS_TRY(inputs_of<2>("multiply", {&a, &b}));
   Tensor out = LLMFS_TRY_AT("multiply", tensor::multiply(*in[0], *in[1]));
-  return record_op("multiply", std::move(out), {a, b},
-                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast
-                     // axes.
-                     for (std::size_t i = 0; i < 2; ++i) {
-                       if (!ctx.needs_gradient(i)) continue;
-                       Tensor g = LLMFS_TRY_AT(
-                           "multiply backward",
+  return record_op(
+      "multiply", std::move(out), {a, b},
+      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        // ∂(a⊙b)/∂a = b and ∂(a⊙b)/∂b = a, each reduced over broadcast
+        // axes.
+        for (std::size_t i = 0; i < 2; ++i) {
+          if (!ctx.needs_gradient(i)) continue;
+          Tensor g =
+              LLMFS_TRY_AT("multiply backward",
                            tensor::multiply(ctx.upstream(), ctx.parent_value(1 - i)));
-                       LLMFS_TRY(accumulate_reduced(ctx, i, g, "multiply backward"));
-                     }
-                     return {};
-                   });
+          LLMFS_TRY(accumulate_reduced(ctx, i, std::move(g), "multiply backward"));
+        }
+        return {};
+      });
 }
 // endregion: multiply-op
 
@@ -114,7 +140,7 @@ std::expected<TensorValue, AutogradError> scale(const TensorValue& a, double fac
       [factor](BackwardContext& ctx) -> std::expected<void, AutogradError> {
         Tensor g =
             LLMFS_TRY_AT("scale backward", tensor::scale(ctx.upstream(), factor));
-        return ctx.accumulate(0, g);
+        return ctx.accumulate(0, std::move(g));
       });
 }
 
@@ -126,28 +152,29 @@ std::expected<TensorValue, AutogradError> matmul(const TensorValue& a,
   auto in = LLMFS_TRY(inputs_of<2>("matmul", {&a, &b}));
   // a: [..., n, k], b: [..., k, m] -> [..., n, m]
   Tensor out = LLMFS_TRY_AT("matmul", tensor::matmul(*in[0], *in[1]));
-  return record_op("matmul", std::move(out), {a, b},
-                   [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
-                     // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [...,
-                     // k, m]. The transposed operand is read in place (Chapter 42): no
-                     // transposed copy, and the same bits as the product with one.
-                     using tensor::Transpose;
-                     if (ctx.needs_gradient(0)) {
-                       Tensor ga = LLMFS_TRY_AT(
-                           "matmul backward", tensor::matmul_transposed(
-                                                  ctx.upstream(), Transpose::no,
-                                                  ctx.parent_value(1), Transpose::yes));
-                       LLMFS_TRY(accumulate_reduced(ctx, 0, ga, "matmul backward"));
-                     }
-                     if (ctx.needs_gradient(1)) {
-                       Tensor gb = LLMFS_TRY_AT("matmul backward",
-                                                tensor::matmul_transposed(
-                                                    ctx.parent_value(0), Transpose::yes,
-                                                    ctx.upstream(), Transpose::no));
-                       return accumulate_reduced(ctx, 1, gb, "matmul backward");
-                     }
-                     return {};
-                   });
+  return record_op(
+      "matmul", std::move(out), {a, b},
+      [](BackwardContext& ctx) -> std::expected<void, AutogradError> {
+        // g: [..., n, m]; ga = g · bᵀ : [..., n, k]; gb = aᵀ · g : [...,
+        // k, m]. The transposed operand is read in place (Chapter 42): no
+        // transposed copy, and the same bits as the product with one.
+        using tensor::Transpose;
+        if (ctx.needs_gradient(0)) {
+          Tensor ga = LLMFS_TRY_AT(
+              "matmul backward",
+              tensor::matmul_transposed(ctx.upstream(), Transpose::no,
+                                        ctx.parent_value(1), Transpose::yes));
+          LLMFS_TRY(accumulate_reduced(ctx, 0, std::move(ga), "matmul backward"));
+        }
+        if (ctx.needs_gradient(1)) {
+          Tensor gb = LLMFS_TRY_AT(
+              "matmul backward",
+              tensor::matmul_transposed(ctx.parent_value(0), Transpose::yes,
+                                        ctx.upstream(), Transpose::no));
+          return accumulate_reduced(ctx, 1, std::move(gb), "matmul backward");
+        }
+        return {};
+      });
 }
 // endregion: matmul-op
 
@@ -162,7 +189,7 @@ std::expected<TensorValue, AutogradError> reshape(const TensorValue& a,
                      Tensor g = LLMFS_TRY_AT(
                          "reshape backward",
                          tensor::reshape(ctx.upstream(), ctx.parent_value(0).shape()));
-                     return ctx.accumulate(0, g);
+                     return ctx.accumulate(0, std::move(g));
                    });
 }
 
@@ -177,7 +204,7 @@ std::expected<TensorValue, AutogradError> transpose(const TensorValue& a,
         // Swapping the same two axes again is the inverse permutation.
         Tensor g = LLMFS_TRY_AT("transpose backward",
                                 tensor::transpose(ctx.upstream(), axis_a, axis_b));
-        return ctx.accumulate(0, g);
+        return ctx.accumulate(0, std::move(g));
       });
 }
 
@@ -207,7 +234,7 @@ std::expected<TensorValue, AutogradError> slice_last_axis(const TensorValue& a,
                          out_v[row * width + begin + j] = gv[row * count + j];
                        }
                      }
-                     return ctx.accumulate(0, ga);
+                     return ctx.accumulate(0, std::move(ga));
                    });
 }
 // endregion: slice-op
@@ -237,22 +264,25 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                      // alone. A masked entry has y_j = 0 and so receives exactly 0.
                      const Tensor& y = ctx.output();
                      const Tensor& g = ctx.upstream();
-                     Tensor gx = Tensor::zeros(y.shape());
                      const std::size_t width = y.shape()[y.rank() - 1];
+                     // Each element written once, in order (no zero-filled buffer),
+                     // and the result moved into the gradient.
+                     std::vector<double> gx;
+                     gx.reserve(y.size());
                      if (width != 0) {
                        const auto yv = y.values();
                        const auto gv = g.values();
-                       auto out_v = gx.mutable_values();
                        for (std::size_t start = 0; start < yv.size(); start += width) {
-                         double dot = 0.0;
+                         const double dot = dot_in_order(gv.subspan(start, width),
+                                                         yv.subspan(start, width));
                          for (std::size_t j = 0; j < width; ++j)
-                           dot += gv[start + j] * yv[start + j];
-                         for (std::size_t j = 0; j < width; ++j) {
-                           out_v[start + j] = yv[start + j] * (gv[start + j] - dot);
-                         }
+                           gx.push_back(yv[start + j] * (gv[start + j] - dot));
                        }
                      }
-                     return ctx.accumulate(0, gx);
+                     Tensor gradient =
+                         LLMFS_TRY_AT("softmax_last_axis backward",
+                                      Tensor::from(y.shape(), std::move(gx)));
+                     return ctx.accumulate(0, std::move(gradient));
                    });
 }
 // endregion: softmax-op

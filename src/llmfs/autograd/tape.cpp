@@ -1,4 +1,6 @@
 // Chapter 15
+#include <utility>
+
 #include <llmfs/autograd/tape.hpp>
 #include <llmfs/autograd/tape_state.hpp>
 #include <llmfs/core/try.hpp>
@@ -20,12 +22,22 @@ void add_into(tensor::Tensor& target, const tensor::Tensor& addend) {
 }
 
 // A first contribution, summed onto zero: each element 0.0 + a (so −0.0 becomes +0.0
-// exactly as adding it into a zero-filled gradient would), in one pass.
-tensor::Tensor first_sum(const tensor::Tensor& addend) {
-  tensor::Tensor out = addend;
-  for (double& x : out.mutable_values())
+// exactly as adding it into a zero-filled gradient would), in one pass over its own
+// storage (a copy of a kept contribution, or one the closure gave up).
+tensor::Tensor first_sum(tensor::Tensor addend) {
+  for (double& x : addend.mutable_values())
     x = 0.0 + x;
-  return out;
+  return addend;
+}
+
+// Adds into a gradient that exists; otherwise the first contribution becomes it.
+template <class Contribution>
+void add_or_set(std::optional<tensor::Tensor>& gradient, Contribution&& contribution) {
+  if (gradient) {
+    add_into(*gradient, contribution);
+  } else {
+    gradient = first_sum(std::forward<Contribution>(contribution));
+  }
 }
 
 }  // namespace
@@ -66,27 +78,35 @@ Tape TensorValue::tape() const {
 // BackwardContext
 
 // region: accumulate-checks
-std::expected<void, AutogradError> BackwardContext::accumulate(
-    std::size_t parent, const tensor::Tensor& contribution) {
+std::expected<std::optional<tensor::Tensor>*, AutogradError>
+BackwardContext::gradient_slot(std::size_t parent, const tensor::Shape& shape) const {
   if (parent >= parent_values_.size()) {
     return reject(AutogradErrorCode::invalid_argument, op_,
                   fmt::format("parent {} of {}", parent, parent_values_.size()));
   }
-  if (contribution.shape() != parent_values_[parent]->shape()) {
+  if (shape != parent_values_[parent]->shape()) {
     return reject(AutogradErrorCode::gradient_shape_mismatch, op_,
                   fmt::format("parent {} has shape {}, gradient has shape {}", parent,
-                              parent_values_[parent]->shape(), contribution.shape()));
+                              parent_values_[parent]->shape(), shape));
   }
-  if (!needs_[parent]) return {};
-  std::optional<tensor::Tensor>& gradient = *parent_gradients_[parent];
-  if (gradient) {
-    add_into(*gradient, contribution);
-  } else {
-    gradient = first_sum(contribution);  // 0 + contribution, without a zero-filled copy
-  }
+  if (!needs_[parent]) return nullptr;
+  return parent_gradients_[parent];
+}
+
+std::expected<void, AutogradError> BackwardContext::accumulate(
+    std::size_t parent, const tensor::Tensor& contribution) {
+  auto* gradient = LLMFS_TRY(gradient_slot(parent, contribution.shape()));
+  if (gradient != nullptr) add_or_set(*gradient, contribution);  // first one: copied
   return {};
 }
 // endregion: accumulate-checks
+
+std::expected<void, AutogradError> BackwardContext::accumulate(
+    std::size_t parent, tensor::Tensor&& contribution) {
+  auto* gradient = LLMFS_TRY(gradient_slot(parent, contribution.shape()));
+  if (gradient != nullptr) add_or_set(*gradient, std::move(contribution));  // no copy
+  return {};
+}
 
 // TapeState
 

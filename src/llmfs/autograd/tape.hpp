@@ -93,10 +93,20 @@ class BackwardContext {
   ///         AutogradErrorCode::gradient_shape_mismatch for a wrong shape.
   [[nodiscard]] std::expected<void, AutogradError> accumulate(
       std::size_t parent, const tensor::Tensor& contribution);
+  /// accumulate() for a contribution the closure gives up: a parent's
+  /// first contribution becomes its gradient without a copy (each element replaced by
+  /// 0.0 + x in place, the same bits the copying overload stores); a later one is added
+  /// exactly as the copying overload adds it. Same errors.
+  [[nodiscard]] std::expected<void, AutogradError> accumulate(
+      std::size_t parent, tensor::Tensor&& contribution);
 
  private:
   friend struct detail::TapeState;
   BackwardContext() = default;
+  // The checks both accumulate() overloads make: the parent's gradient slot, or nullptr
+  // for a parent that needs no gradient.
+  [[nodiscard]] std::expected<std::optional<tensor::Tensor>*, AutogradError>
+  gradient_slot(std::size_t parent, const tensor::Shape& shape) const;
   const tensor::Tensor* upstream_ = nullptr;
   const tensor::Tensor* output_ = nullptr;
   std::vector<const tensor::Tensor*> parent_values_;

@@ -64,7 +64,8 @@ namespace {
 
 // region: elementwise
 // Applies `combine` to every pair of broadcast elements, in the output's row-major
-// order: one odometer walk with two sets of strides.
+// order: one odometer walk with two sets of strides over every axis but the last, and a
+// plain loop along the last (the odometer's per-element carry check, once per row).
 template <typename Combine>
 [[nodiscard]] std::expected<Tensor, TensorError> elementwise(std::string_view op,
                                                              const Tensor& a,
@@ -77,12 +78,20 @@ template <typename Combine>
   values.reserve(LLMFS_TRY(checked_element_count(out_shape, op)));
   const auto av = a.values();
   const auto bv = b.values();
-  for_each_strided<2>(out_shape,
-                      {std::span<const std::size_t>(a_strides),
-                       std::span<const std::size_t>(b_strides)},
-                      [&](const std::array<std::size_t, 2>& at) {
-                        values.push_back(combine(av[at[0]], bv[at[1]]));
-                      });
+  const std::size_t rank = out_shape.rank();
+  const std::size_t row = rank == 0 ? 1 : out_shape[rank - 1];
+  const std::size_t a_step = rank == 0 ? 0 : a_strides[rank - 1];
+  const std::size_t b_step = rank == 0 ? 0 : b_strides[rank - 1];
+  const std::size_t outer = rank == 0 ? 0 : rank - 1;
+  const std::vector<std::size_t> dims = out_shape.as_vector();
+  for_each_strided<2>(
+      Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
+      {std::span<const std::size_t>(a_strides).first(outer),
+       std::span<const std::size_t>(b_strides).first(outer)},
+      [&](const std::array<std::size_t, 2>& at) {
+        for (std::size_t j = 0; j < row; ++j)
+          values.push_back(combine(av[at[0] + j * a_step], bv[at[1] + j * b_step]));
+      });
   return Tensor::from(std::move(out_shape), std::move(values));
 }
 // endregion: elementwise
@@ -103,10 +112,12 @@ std::expected<Tensor, TensorError> multiply(const Tensor& a, const Tensor& b) {
 }
 
 std::expected<Tensor, TensorError> scale(const Tensor& input, double factor) {
-  Tensor out = input;
-  for (double& v : out.mutable_values())
-    v *= factor;
-  return out;
+  std::vector<double>
+      values;  // each product written once: no copy to multiply in place
+  values.reserve(input.size());
+  for (double v : input.values())
+    values.push_back(v * factor);
+  return Tensor::from(input.shape(), std::move(values));
 }
 // endregion: elementwise-ops
 

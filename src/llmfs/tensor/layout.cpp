@@ -1,4 +1,5 @@
 // Chapter 9
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
@@ -90,12 +91,26 @@ std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t ax
   if (auto error = transpose_error(input.shape(), axis_a, axis_b))
     return std::unexpected(std::move(*error));
   StridedView view = transposed_view(input.shape(), axis_a, axis_b);
+  // The axes after both swapped ones keep their order and strides: each run of that
+  // many elements is contiguous in the input too, and is copied as one block.
+  const std::size_t last = std::max(axis_a, axis_b);
+  std::size_t run = 1;
+  for (std::size_t axis = last + 1; axis < view.shape.rank(); ++axis)
+    run *= view.shape[axis];
+  const std::vector<std::size_t> dims = view.shape.as_vector();
+  const Shape leading(std::vector<std::size_t>(dims.begin(), dims.begin() + last + 1));
   std::vector<double> values;
   values.reserve(input.size());
   const auto in = input.values();
-  for_each_strided<1>(view.shape, {std::span<const std::size_t>(view.strides)},
+  for_each_strided<1>(leading,
+                      {std::span<const std::size_t>(view.strides).first(last + 1)},
                       [&](const std::array<std::size_t, 1>& offset) {
-                        values.push_back(in[offset[0]]);
+                        if (run == 1) {
+                          values.push_back(in[offset[0]]);
+                        } else {
+                          const auto block = in.subspan(offset[0], run);
+                          values.insert(values.end(), block.begin(), block.end());
+                        }
                       });
   return Tensor::from(std::move(view.shape), std::move(values));
 }

@@ -54,11 +54,12 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
 // region: row-max
 // m = max_k x_k, the shift: after it the largest exponent is exp(0) = 1. −∞ for a row
-// of length 0 or of only −∞ entries.
+// of length 0 or of only −∞ entries. The rows hold no NaN (check_logits refused them),
+// so one comparison is a maximum; on a tie (0.0 and −0.0) the earlier entry stays.
 double row_max(std::span<const double> row) {
   double m = kMinusInfinity;
   for (double x : row)
-    m = std::fmax(m, x);
+    m = x > m ? x : m;
   return m;
 }
 // endregion: row-max
@@ -102,7 +103,8 @@ std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {
     const double m = row_max(row);
     double total = 0.0;
     for (std::size_t j = 0; j < row.size(); ++j) {
-      out[j] = std::exp(row[j] - m);  // exp(−∞) is exactly 0.0
+      // exp(−∞) is exactly 0.0, so a masked entry is written without calling exp
+      out[j] = row[j] == kMinusInfinity ? 0.0 : std::exp(row[j] - m);
       total += out[j];
     }
     for (double& v : out)
