@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <llmfs/attention/streaming.hpp>
 #include <llmfs/core/atomic_file.hpp>
 #include <llmfs/tensor/matmul.hpp>
 #include <llmfs/training/batches.hpp>
@@ -106,6 +107,7 @@ int train_fast(int argc, char** argv) {
     if (!steps) return 2;
     settings.steps = *steps;
     settings.every = std::max<std::size_t>(1, *steps / 4);
+    settings.warmup = std::min(settings.warmup, *steps);
   }
   const auto corpus = ch39::load_corpus(0);
   if (!corpus) {
@@ -160,16 +162,24 @@ int train_fast(int argc, char** argv) {
 }
 
 int bench_train(int argc, char** argv) {
-  const auto f = ch39::flags(argc, argv, {"--steps"});
+  const auto f = ch39::flags(argc, argv, {"--steps", "--streaming"});
   const auto steps =
       f && f->contains("--steps") ? whole_number(f->at("--steps"), "--steps") : std::nullopt;
   if (!steps) {
-    fmt::print(stderr, "usage: {} --bench-train --steps K\n", argv[0]);
+    fmt::print(stderr, "usage: {} --bench-train --steps K [--streaming BLOCK]\n",
+               argv[0]);
     return 2;
+  }
+  auto m = kFastModel;
+  if (f->contains("--streaming")) {  // chapter 41's kernel, BLOCK keys at a time
+    const auto block = whole_number(f->at("--streaming"), "--streaming");
+    if (!block) return 2;
+    const auto kernel = llmfs::attention::streaming_kernel(*block);
+    if (!kernel) return 2;
+    m.attention = *kernel;
   }
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  const auto& m = kFastModel;
   auto model = llmfs::models::DecoderModel::create(m);
   auto adamw = training::AdamW::create(ch39::kHyper,
                                        training::decoder_groups(m, ch39::kWeightDecay));
