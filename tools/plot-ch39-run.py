@@ -31,7 +31,7 @@ def write(path, text):
     os.replace(tmp, path)
 
 
-def figure(config, steps, evals, selected):
+def figure(config, steps, evals, selected, model="the chapter 39 model"):
     means = []
     for first in range(0, len(steps), WINDOW):
         chunk = steps[first:first + WINDOW]
@@ -40,8 +40,8 @@ def figure(config, steps, evals, selected):
     values = [v for _, v in evals[1:]] + [v for _, v in means]
     lo, hi = min(values) - 0.2, max(values) + 0.2
     last = max(config["steps"], evals[-1][0])
-    title = ("Training and validation loss of the chapter 39 model (%d steps of %d tokens)"
-             % (config["steps"], config["B"] * config["T"]))
+    title = ("Training and validation loss of %s (%d steps of %d tokens)"
+             % (model, config["steps"], config["B"] * config["T"]))
     shown = evals[1:]  # step 0 (ln V and above) would flatten the curve: its value is in the table
     out, X, Y = axes(title, [s for s, _ in shown], last, lo, hi, 0.5,
                      "AdamW steps (B = %d, T = %d tokens)" % (config["B"], config["T"]), 170)
