@@ -20,12 +20,13 @@ namespace ch42 {
 /// of 8), T_max = 128: 1,315,968 parameters, 524,288 of them the tied table.
 inline constexpr llmfs::models::DecoderConfig kFastModel{4096, 128,     4,    4, 344,
                                                          128,  10000.0, 1e-6, 42};
-/// B = 16 windows of T = 128: 2,048 predicted tokens a step; S steps, validated on the
-/// whole validation partition every S/4 steps (and at step 0).
-inline constexpr std::size_t kFastBatch = 16, kFastSteps = 520, kFastEvery = 130;
-/// η rises to 3·10⁻³ over 40 steps, then falls along a cosine to 3·10⁻⁴.
-inline constexpr double kFastPeak = 3e-3, kFastFloor = 3e-4;
-inline constexpr std::size_t kFastWarmup = 40;
+/// B = 16 windows of T = 128: 2,048 predicted tokens a step; S = 420 steps (about one
+/// epoch), validated on every window of the validation partition at step 0 and every 140.
+inline constexpr std::size_t kFastBatch = 16, kFastSteps = 420, kFastEvery = 140;
+/// η rises to 4·10⁻³ over 30 steps, then falls along a cosine to 4·10⁻⁴ (chapter 39's peak
+/// and floor; its clipping, β and decay).
+inline constexpr double kFastPeak = 4e-3, kFastFloor = 4e-4;
+inline constexpr std::size_t kFastWarmup = 30;
 // endregion: fast-run
 
 /// The run's settings (chapter 39's RunSettings; clipping, β and decay are its too).
