@@ -70,6 +70,7 @@ Step<FastRun> run_fast(const ch39::RunSettings& s, const ch39::Corpus& corpus,
                                training::decoder_loss(s.model), train_set,
                                validation_set, config, monitor));
   out.wall_seconds = seconds_since(start);
+  // endregion: fast-run-body
   // The selected model on every validation token, as chapter 39 scored its own
   const auto& selected = out.run.selected.values();
   out.validation = LLMFS_TRY(
@@ -89,7 +90,6 @@ Step<FastRun> run_fast(const ch39::RunSettings& s, const ch39::Corpus& corpus,
     }
   return out;
 }
-// endregion: fast-run-body
 
 int train_fast(int argc, char** argv) {
   const auto f = ch39::flags(argc, argv, {"--out", "--model", "--steps"});

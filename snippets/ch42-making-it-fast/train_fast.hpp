@@ -42,7 +42,6 @@ struct FastRun {
   double wall_seconds = 0.0;          ///< training with its validations, wall clock
 };
 
-// region: fast-run-api
 /// Trains `s.model` on every training window of `corpus` (T every T, Chapter 33's
 /// trainer with selection on every validation window), scores the selected model on
 /// every validation token, writes it to `model_file` when given (Chapter 39's format,
@@ -52,7 +51,6 @@ struct FastRun {
                                            const ch39::Corpus& corpus,
                                            llmfs::training::TrainingMonitor* monitor,
                                            const std::filesystem::path& model_file);
-// endregion: fast-run-api
 
 /// `--train-fast --out PREFIX --model FILE [--steps S]`: the run; writes PREFIX-train.jsonl,
 /// PREFIX-summary.json, PREFIX-samples.tsv and the selected model. 0, 1 (failure) or 2
