@@ -164,8 +164,8 @@ int train_long(int argc, char** argv) {
   }
   const auto a = llmfs::write_file_atomically(prefix + "-summary.json",
                                               summary_json(*result, settings));
-  const auto b =
-      llmfs::write_file_atomically(prefix + "-samples.tsv", samples_text(result->samples));
+  const auto b = llmfs::write_file_atomically(prefix + "-samples.tsv",
+                                              samples_text(result->samples));
   if (!a || !b) {
     fmt::print(stderr, "train: cannot write the summary or the samples\n");
     return 1;

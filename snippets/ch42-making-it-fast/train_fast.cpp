@@ -30,11 +30,13 @@ ch39::RunSettings fast_settings() {
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 // A positive whole number, or nothing (with the message on stderr).
-std::optional<std::size_t> whole_number(const std::string& text, std::string_view flag) {
+std::optional<std::size_t> whole_number(const std::string& text,
+                                        std::string_view flag) {
   std::size_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value == 0) {
@@ -58,12 +60,13 @@ Step<FastRun> run_fast(const ch39::RunSettings& s, const ch39::Corpus& corpus,
   FastRun out;
   out.parameters = initial.parameter_count();
   const training::TrainConfig config{
-      s.batch, {T, T}, {s.peak, s.floor, s.warmup, s.steps}, ch39::kClip, s.every,
-      ch39::kSeed};
+      s.batch,     {T, T},  {s.peak, s.floor, s.warmup, s.steps},
+      ch39::kClip, s.every, ch39::kSeed};
   auto adamw = LLMFS_TRY_AT(
-      "adamw", training::AdamW::create(
-                   {s.peak, ch39::kHyper.beta1, ch39::kHyper.beta2, ch39::kHyper.epsilon},
-                   training::decoder_groups(s.model, ch39::kWeightDecay)));
+      "adamw",
+      training::AdamW::create(
+          {s.peak, ch39::kHyper.beta1, ch39::kHyper.beta2, ch39::kHyper.epsilon},
+          training::decoder_groups(s.model, ch39::kWeightDecay)));
   const auto start = std::chrono::steady_clock::now();
   out.run = LLMFS_TRY_AT(
       "train", training::train(LLMFS_TRY_AT("values", initial.values()), adamw,
@@ -73,13 +76,15 @@ Step<FastRun> run_fast(const ch39::RunSettings& s, const ch39::Corpus& corpus,
   // endregion: fast-run-body
   // The selected model on every validation token, as chapter 39 scored its own
   const auto& selected = out.run.selected.values();
-  out.validation = LLMFS_TRY(
-      ch39::score_every_token(s.model, selected, corpus.validation, s.batch));
-  out.validation_bpb = ch39::bits_per_byte(out.validation.total, corpus.validation.bytes);
+  out.validation =
+      LLMFS_TRY(ch39::score_every_token(s.model, selected, corpus.validation, s.batch));
+  out.validation_bpb =
+      ch39::bits_per_byte(out.validation.total, corpus.validation.bytes);
   const ch39::TrainedModel trained{
       s.model, {selected.begin(), selected.end()}, out.run.selected.step()};
   if (!model_file.empty())
-    LLMFS_TRY_AT("model file", ch39::save_model(model_file, trained, *corpus.tokenizer));
+    LLMFS_TRY_AT("model file",
+                 ch39::save_model(model_file, trained, *corpus.tokenizer));
   for (const auto prompt : ch39::kPrompts)
     for (std::size_t k = 0; k < ch39::kSettings.size(); ++k) {
       auto ids = LLMFS_TRY_AT(
@@ -94,7 +99,8 @@ Step<FastRun> run_fast(const ch39::RunSettings& s, const ch39::Corpus& corpus,
 int train_fast(int argc, char** argv) {
   const auto f = ch39::flags(argc, argv, {"--out", "--model", "--steps"});
   if (!f || !f->contains("--out") || !f->contains("--model")) {
-    fmt::print(stderr, "usage: {} --train-fast --out PREFIX --model FILE [--steps S]{}\n",
+    fmt::print(stderr,
+               "usage: {} --train-fast --out PREFIX --model FILE [--steps S]{}\n",
                argv[0], f ? "" : "\n" + f.error());
     return 2;
   }
@@ -123,9 +129,9 @@ int train_fast(int argc, char** argv) {
       R"("validation_bytes":{}}})",
       m.vocab_size, m.model_width, m.heads, m.layers, m.hidden_width, m.context_length,
       settings.batch, settings.steps, settings.every, settings.peak, settings.floor,
-      settings.warmup, ch39::kClip, ch39::kSeed, llmfs::tensor::matmul_defaults().threads,
-      m.attention.name, corpus->train.tokens, corpus->validation.tokens,
-      corpus->validation.bytes);
+      settings.warmup, ch39::kClip, ch39::kSeed,
+      llmfs::tensor::matmul_defaults().threads, m.attention.name, corpus->train.tokens,
+      corpus->validation.tokens, corpus->validation.bytes);
   training::TrainingMonitor monitor(header, prefix + "-train.jsonl",
                                     training::stderr_is_terminal());
   const auto r = run_fast(settings, *corpus, &monitor, f->at("--model"));
@@ -147,14 +153,15 @@ int train_fast(int argc, char** argv) {
           llmfs::tensor::matmul_defaults().threads, r->run.selected.step(),
           r->validation.tokens, corpus->validation.bytes, r->validation.total,
           r->validation_bpb));
-  const auto b =
-      llmfs::write_file_atomically(prefix + "-samples.tsv", ch39::samples_text(r->samples));
+  const auto b = llmfs::write_file_atomically(prefix + "-samples.tsv",
+                                              ch39::samples_text(r->samples));
   if (!a || !b) {
     fmt::print(stderr, "train-fast: cannot write the summary or the samples\n");
     return 1;
   }
   fmt::print(
-      "parameters {}; {} steps in {:.0f} s (training and validation); selected step {}; "
+      "parameters {}; {} steps in {:.0f} s (training and validation); selected step "
+      "{}; "
       "validation {:.4f} bits/byte over every token\n",
       r->parameters, settings.steps, r->wall_seconds, r->run.selected.step(),
       r->validation_bpb);
@@ -163,8 +170,9 @@ int train_fast(int argc, char** argv) {
 
 int bench_train(int argc, char** argv) {
   const auto f = ch39::flags(argc, argv, {"--steps", "--streaming"});
-  const auto steps =
-      f && f->contains("--steps") ? whole_number(f->at("--steps"), "--steps") : std::nullopt;
+  const auto steps = f && f->contains("--steps")
+                         ? whole_number(f->at("--steps"), "--steps")
+                         : std::nullopt;
   if (!steps) {
     fmt::print(stderr, "usage: {} --bench-train --steps K [--streaming BLOCK]\n",
                argv[0]);
@@ -192,9 +200,8 @@ int bench_train(int argc, char** argv) {
   llmfs::SplitMix64 rng(kFastModel.seed);
   std::vector<double> seconds;
   for (std::size_t k = 0; k < *steps; ++k) {
-    training::Batch batch{{kFastBatch, m.context_length, {}},
-                          {kFastBatch, m.context_length, {}},
-                          {}};
+    training::Batch batch{
+        {kFastBatch, m.context_length, {}}, {kFastBatch, m.context_length, {}}, {}};
     for (std::size_t i = 0; i < kFastBatch * m.context_length; ++i) {
       batch.inputs.ids.push_back(
           static_cast<llmfs::text::TokenId>(training::bounded(rng, m.vocab_size)));

@@ -20,11 +20,11 @@ namespace ch42 {
 /// of 8), T_max = 128: 1,315,968 parameters, 524,288 of them the tied table.
 inline constexpr llmfs::models::DecoderConfig kFastModel{4096, 128,     4,    4, 344,
                                                          128,  10000.0, 1e-6, 42};
-/// B = 16 windows of T = 128: 2,048 predicted tokens a step; S = 420 steps (about one
-/// epoch), validated on every window of the validation partition at step 0 and every 140.
+/// B = 16 windows of T = 128: 2,048 predicted tokens a step; S = 420 steps (about
+/// one epoch), validated on every validation window at step 0 and every 140 steps.
 inline constexpr std::size_t kFastBatch = 16, kFastSteps = 420, kFastEvery = 140;
-/// η rises to 4·10⁻³ over 30 steps, then falls along a cosine to 4·10⁻⁴ (chapter 39's peak
-/// and floor; its clipping, β and decay).
+/// η rises to 4·10⁻³ over 30 steps, then falls along a cosine to 4·10⁻⁴ (chapter 39's
+/// peak and floor; its clipping, β and decay).
 inline constexpr double kFastPeak = 4e-3, kFastFloor = 4e-4;
 inline constexpr std::size_t kFastWarmup = 30;
 // endregion: fast-run
@@ -35,9 +35,9 @@ inline constexpr std::size_t kFastWarmup = 30;
 /// What the run produced.
 struct FastRun {
   std::size_t parameters = 0;
-  llmfs::training::TrainResult run;  ///< steps, validations, selection
-  ch39::Nats validation;             ///< the selected model on every validation token
-  double validation_bpb = 0.0;       ///< Chapter 7's bits per byte of `validation`
+  llmfs::training::TrainResult run;   ///< steps, validations, selection
+  ch39::Nats validation;              ///< the selected model on every validation token
+  double validation_bpb = 0.0;        ///< Chapter 7's bits per byte of `validation`
   std::vector<ch39::Sample> samples;  ///< Chapter 39's prompts and settings
   double wall_seconds = 0.0;          ///< training with its validations, wall clock
 };
@@ -52,14 +52,15 @@ struct FastRun {
                                            llmfs::training::TrainingMonitor* monitor,
                                            const std::filesystem::path& model_file);
 
-/// `--train-fast --out PREFIX --model FILE [--steps S]`: the run; writes PREFIX-train.jsonl,
-/// PREFIX-summary.json, PREFIX-samples.tsv and the selected model. 0, 1 (failure) or 2
-/// (usage).
+/// `--train-fast --out PREFIX --model FILE [--steps S]`: the run; writes
+/// PREFIX-train.jsonl, PREFIX-summary.json, PREFIX-samples.tsv and the selected model.
+/// 0, 1 (failure) or 2 (usage).
 int train_fast(int argc, char** argv);
 
-/// `--bench-train --steps K`: K training steps of kFastModel on seeded random batches
-/// (the cost of a step does not depend on which ids it reads); prints one JSON object
-/// with the seconds of each step and the thread count.
+/// `--bench-train --steps K [--streaming BLOCK]`: K training steps of kFastModel (with
+/// chapter 41's streaming attention, BLOCK keys a block, when asked) on seeded random
+/// batches (a step's cost does not depend on which ids it reads); prints one JSON object
+/// with the seconds of each step, the thread count and the attention kernel.
 int bench_train(int argc, char** argv);
 
 }  // namespace ch42

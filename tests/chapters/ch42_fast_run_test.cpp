@@ -1,7 +1,7 @@
-// Chapter 42's run (`make train-fast`): its model's size by the chapter 32 formula worked
-// by hand, and its pieces on a tiny configuration: training equal to chapter 39's
-// pipeline on the same settings, the selection, bits per byte by chapter 7's formula,
-// the model file read back, the samples, and the command line's refusals.
+// Chapter 42's run (`make train-fast`): its model's size by the chapter 32 formula
+// worked by hand, and its pieces on a tiny configuration: training equal to chapter
+// 39's pipeline on the same settings, the selection, bits per byte by chapter 7's
+// formula, the model file read back, the samples, and the command line's refusals.
 #include <cmath>
 #include <numbers>
 
@@ -14,7 +14,8 @@
 
 namespace {
 
-// By hand: V·d = 4096·128 = 524,288; per block 2·128 + 4·128² + 3·128·344 = 256 + 65,536
+// By hand: V·d = 4096·128 = 524,288; per block 2·128 + 4·128² + 3·128·344 = 256 +
+// 65,536
 // + 132,096 = 197,888, four of them 791,552; the final gain 128: 1,315,968 ≥ 10⁶.
 TEST(Ch42FastRun, ModelHasTheHandCountedParameters) {
   EXPECT_EQ(llmfs::models::decoder_parameter_count(ch42::kFastModel).value(), 1315968u);
@@ -74,7 +75,7 @@ TEST(Ch42FastRun, CommandLineRefusesBadOptions) {
               steps = "--steps", bad = "12x", model = "--model", file = "m";
   char* no_model[] = {a0.data(), mode.data(), out.data(), prefix.data()};
   EXPECT_EQ(ch42::train_fast(4, no_model), 2);
-  char* bad_steps[] = {a0.data(), mode.data(), out.data(),   prefix.data(),
+  char* bad_steps[] = {a0.data(),    mode.data(), out.data(),   prefix.data(),
                        model.data(), file.data(), steps.data(), bad.data()};
   EXPECT_EQ(ch42::train_fast(8, bad_steps), 2);
   std::string bench = "--bench-train", zero = "0";
