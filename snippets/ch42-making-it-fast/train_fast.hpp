@@ -59,8 +59,8 @@ int train_fast(int argc, char** argv);
 
 /// `--bench-train --steps K [--streaming BLOCK]`: K training steps of kFastModel (with
 /// chapter 41's streaming attention, BLOCK keys a block, when asked) on seeded random
-/// batches (a step's cost does not depend on which ids it reads); prints one JSON object
-/// with the seconds of each step, the thread count and the attention kernel.
+/// batches (a step's cost does not depend on which ids it reads); prints one JSON
+/// object with the seconds of each step, the thread count and the attention kernel.
 int bench_train(int argc, char** argv);
 
 }  // namespace ch42
