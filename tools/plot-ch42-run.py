@@ -49,9 +49,7 @@ def tables(config, evals, summary, samples, ch39_summary):
               % (summary["validation_bpb"], ch39_summary["parameters"], ch39_summary["validation_bpb"]),
               "# endregion: fast-run-results",
               "# region: fast-run-samples"]
-    for prompt, temperature, top_k, text in samples:
-        how = "greedy" if temperature == "greedy" else "tau %s, top-k %s" % (temperature, top_k)
-        lines.append("[%s] %s|%s" % (how, prompt, text.replace("\n", " / ")))
+    lines += ch39.sample_lines(samples)
     lines.append("# endregion: fast-run-samples")
     return "\n".join(lines) + "\n"
 
@@ -61,24 +59,12 @@ def main(argv):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     log = argv[0]
-    if not log.endswith("-train.jsonl"):
-        print("plot-ch42-run: the log's name must end in -train.jsonl", file=sys.stderr)
-        return 2
-    base = log[:-len("-train.jsonl")]
-    records = [json.loads(line) for line in open(log, encoding="utf-8") if line.strip()]
-    config = next(r for r in records if r["kind"] == "config")
-    steps = [r for r in records if r["kind"] == "step"]
-    evals = [(r["step"], r["val_loss"]) for r in records if r["kind"] == "eval"]
-    summary = json.load(open(base + "-summary.json", encoding="utf-8"))
-    samples = []
-    for line in open(base + "-samples.tsv", encoding="utf-8", errors="replace"):
-        prompt, temperature, top_k, text = line.rstrip("\n").split("\t")
-        samples.append((json.loads(prompt), temperature, top_k, json.loads(text)))
+    run = ch39.read_run(log, "plot-ch42-run")
+    if run is None:
+        return 1
+    config, steps, evals, summary, samples = run
     other = os.path.join(os.path.dirname(os.path.abspath(log)), "ch39-summary.json")
     ch39_summary = json.load(open(other, encoding="utf-8"))
-    if len(evals) < 2:
-        print("plot-ch42-run: fewer than two eval records in %s" % log, file=sys.stderr)
-        return 1
     ch39.write(argv[1] + ".svg", ch39.figure(config, steps, evals, summary["selected_step"],
                                              "the chapter 42 run"))
     ch39.write(argv[1] + ".txt", tables(config, evals, summary, samples, ch39_summary))
