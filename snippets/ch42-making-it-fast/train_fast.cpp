@@ -112,7 +112,7 @@ int train_fast(int argc, char** argv) {
     const auto steps = whole_number(f->at("--steps"), "train-fast: --steps");
     if (!steps) return 2;
     settings.steps = *steps;
-    settings.every = std::max<std::size_t>(1, *steps / 4);
+    settings.every = std::max<std::size_t>(1, *steps / 3);
     settings.warmup = std::min(settings.warmup, *steps);
   }
   const auto corpus = ch39::load_corpus(0);
