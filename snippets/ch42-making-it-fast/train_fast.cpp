@@ -170,10 +170,10 @@ int train_fast(int argc, char** argv) {
 
 int bench_train(int argc, char** argv) {
   const auto f = ch39::flags(argc, argv, {"--steps", "--streaming"});
-  const auto steps = f && f->contains("--steps")
-                         ? whole_number(f->at("--steps"), "--steps")
-                         : std::nullopt;
-  if (!steps) {
+  std::size_t steps = 0;
+  if (f && f->contains("--steps"))
+    steps = whole_number(f->at("--steps"), "--steps").value_or(0);
+  if (steps == 0) {
     fmt::print(stderr, "usage: {} --bench-train --steps K [--streaming BLOCK]\n",
                argv[0]);
     return 2;
@@ -199,7 +199,7 @@ int bench_train(int argc, char** argv) {
   const auto loss = training::decoder_loss(m);
   llmfs::SplitMix64 rng(kFastModel.seed);
   std::vector<double> seconds;
-  for (std::size_t k = 0; k < *steps; ++k) {
+  for (std::size_t k = 0; k < steps; ++k) {
     training::Batch batch{
         {kFastBatch, m.context_length, {}}, {kFastBatch, m.context_length, {}}, {}};
     for (std::size_t i = 0; i < kFastBatch * m.context_length; ++i) {

@@ -50,7 +50,7 @@ TEST(Ch42FastRun, TrainsAsChapter39sPipelineAndScoresItsSelection) {
   ASSERT_EQ(run.run.evaluations.size(), 3u);
   auto best = run.run.evaluations[0];
   for (const auto& e : run.run.evaluations)
-    if (e.loss < best.loss) best = e;
+    if (e.validation_loss < best.validation_loss) best = e;
   EXPECT_EQ(run.run.selected.step(), best.step);
   // Bits per byte: nats / (ln 2 · bytes), chapter 7
   EXPECT_NEAR(run.validation_bpb,
