@@ -96,6 +96,15 @@ def read_run(log, name):
     return config, steps, evals, summary, samples
 
 
+def eval_lines(evals, summary):
+    """The validations by step, the selected one marked, and the every-token line's head."""
+    lines = ["  step  validation loss (nats/token, every window)"]
+    for s, v in evals:
+        lines.append("%6d  %.6f%s" % (s, v, "  <- selected" if s == summary["selected_step"] else ""))
+    return lines + ["", "selected step %d, on every one of the %d validation tokens (%d bytes):"
+                    % (summary["selected_step"], summary["validation_tokens"], summary["validation_bytes"])]
+
+
 def tables(config, evals, summary, samples, ngram_bpb, bigram_bpb):
     n = summary["parameters"]
     lines = ["# Chapter 39's long run: written by tools/plot-ch39-run.py from ch39-train.jsonl,",
@@ -112,14 +121,8 @@ def tables(config, evals, summary, samples, ngram_bpb, bigram_bpb):
              % (config["warmup"], config["clip"], config["seed"], summary["matmul_threads"]),
              "time: %.0f s wall (%.0f tokens/s), %.0f s of CPU, for the training loop with its validations"
              % (summary["train_wall_s"], summary["tokens_per_wall_s"], summary["train_cpu_s"]),
-             "",
-             "  step  validation loss (nats/token, every window)"]
-    for s, v in evals:
-        lines.append("%6d  %.6f%s" % (s, v, "  <- selected" if s == summary["selected_step"] else ""))
-    lines += ["",
-              "selected step %d, on every one of the %d validation tokens (%d bytes):"
-              % (summary["selected_step"], summary["validation_tokens"], summary["validation_bytes"]),
-              "  %.6f bits per byte (chapter 23's n-gram: %.6f; chapter 6's bigram: %.6f)"
+             ""] + eval_lines(evals, summary)
+    lines += ["  %.6f bits per byte (chapter 23's n-gram: %.6f; chapter 6's bigram: %.6f)"
               % (summary["validation_bpb"], ngram_bpb, bigram_bpb),
               "# endregion: long-run-results",
               "# region: test-table",

@@ -38,14 +38,8 @@ def tables(config, evals, summary, samples, ch39_summary):
              % (config["warmup"], config["clip"], config["seed"], summary["matmul_threads"]),
              "time: %.0f s wall (%.0f tokens/s) for the training loop with its validations"
              % (summary["train_wall_s"], summary["tokens_per_wall_s"]),
-             "",
-             "  step  validation loss (nats/token, every window)"]
-    for s, v in evals:
-        lines.append("%6d  %.6f%s" % (s, v, "  <- selected" if s == summary["selected_step"] else ""))
-    lines += ["",
-              "selected step %d, on every one of the %d validation tokens (%d bytes):"
-              % (summary["selected_step"], summary["validation_tokens"], summary["validation_bytes"]),
-              "  %.6f bits per byte (chapter 39's model, %d parameters: %.6f)"
+             ""] + ch39.eval_lines(evals, summary)
+    lines += ["  %.6f bits per byte (chapter 39's model, %d parameters: %.6f)"
               % (summary["validation_bpb"], ch39_summary["parameters"], ch39_summary["validation_bpb"]),
               "# endregion: fast-run-results",
               "# region: fast-run-samples"]
