@@ -29,6 +29,12 @@
 #                    summary, samples and figure in docs/_static/, the model file
 #                    tools/ch39-kjv-decoder.safetensors
 #   make generate    text from that model: PROMPT="In the beginning" or prompts on stdin
+#                    (MODEL=tools/ch42-kjv-decoder.safetensors: chapter 42's run instead)
+#   make train-fast  chapter 42's run (under 10 minutes on a quiet machine): the 1.3M-parameter
+#                    decoder with the fast path; log, summary, samples and figure in
+#                    docs/_static/ch42*, the model file tools/ch42-kjv-decoder.safetensors
+#   make bench-train chapter 42: the run's training step beside PyTorch float64 and float32
+#                    (writes bench/results/ch42-train.txt)
 #   make strict      build everything with every file compiled on its own (no unity batches):
 #                    checks that each file includes what it uses
 
@@ -37,7 +43,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm bench-attention strict clean train-ngram train-decoder train generate
+.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm bench-attention strict clean train-ngram train-decoder train generate train-fast bench-train
 
 deps:
 	@tools/install-deps.sh
@@ -142,13 +148,34 @@ train:
 # `make generate PROMPT="In the beginning"` continues one. TOKENS, TEMPERATURE, TOP_K,
 # SEED and GREEDY=1 choose how (defaults: 100 tokens, τ = 1, no cut, seed 39).
 PROMPT ?=
+MODEL ?= tools/ch39-kjv-decoder.safetensors
 generate:
 	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
 	  cmake --build --preset release --target ch39-the-end-to-end-llm >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
-	@build/release/bin/ch39-the-end-to-end-llm --generate --model tools/ch39-kjv-decoder.safetensors \
+	@build/release/bin/ch39-the-end-to-end-llm --generate --model $(MODEL) \
 	  $(if $(PROMPT),--prompt "$(PROMPT)") $(if $(TOKENS),--tokens $(TOKENS)) \
 	  $(if $(TEMPERATURE),--temperature $(TEMPERATURE)) $(if $(TOP_K),--top-k $(TOP_K)) \
 	  $(if $(SEED),--seed $(SEED)) $(if $(GREEDY),--greedy)
+
+# Chapter 42's run: the decoder of snippets/ch42-*/train_fast.hpp (kFastModel, 1,315,968
+# parameters) on the whole training partition in BPE tokens, B = 16, T = 128, validated on
+# every window of the validation partition at step 0 and every quarter of the run; then
+# every validation token scored and chapter 39's prompts sampled. Writes
+# docs/_static/ch42-train.jsonl, ch42-summary.json, ch42-samples.tsv and the selected model
+# tools/ch42-kjv-decoder.safetensors (`make generate MODEL=…` reads it); the figure and
+# tables are redrawn by tools/plot-ch42-run.py. The release preset (-O2).
+train-fast:
+	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
+	  cmake --build --preset release --target ch42-making-it-fast >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
+	@build/release/bin/ch42-making-it-fast --train-fast --out docs/_static/ch42 \
+	  --model tools/ch42-kjv-decoder.safetensors
+	@$(PYTHON) tools/plot-ch42-run.py docs/_static/ch42-train.jsonl docs/_static/ch42-run
+
+# Chapter 42: the run's training step, ours beside PyTorch float64 and float32 (minutes).
+bench-train:
+	@mkdir -p build && $(MAKE) --no-print-directory configure PRESET=release > build/release.demo.log 2>&1 && \
+	  cmake --build --preset release --target ch42-making-it-fast >> build/release.demo.log 2>&1 || { cat build/release.demo.log; exit 1; }
+	@tools/run-train-bench.sh build/release
 
 sanitize:
 	@$(MAKE) --no-print-directory build PRESET=asan

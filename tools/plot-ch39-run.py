@@ -31,7 +31,7 @@ def write(path, text):
     os.replace(tmp, path)
 
 
-def figure(config, steps, evals, selected):
+def figure(config, steps, evals, selected, model="the chapter 39 model"):
     means = []
     for first in range(0, len(steps), WINDOW):
         chunk = steps[first:first + WINDOW]
@@ -40,8 +40,8 @@ def figure(config, steps, evals, selected):
     values = [v for _, v in evals[1:]] + [v for _, v in means]
     lo, hi = min(values) - 0.2, max(values) + 0.2
     last = max(config["steps"], evals[-1][0])
-    title = ("Training and validation loss of the chapter 39 model (%d steps of %d tokens)"
-             % (config["steps"], config["B"] * config["T"]))
+    title = ("Training and validation loss of %s (%d steps of %d tokens)"
+             % (model, config["steps"], config["B"] * config["T"]))
     shown = evals[1:]  # step 0 (ln V and above) would flatten the curve: its value is in the table
     out, X, Y = axes(title, [s for s, _ in shown], last, lo, hi, 0.5,
                      "AdamW steps (B = %d, T = %d tokens)" % (config["B"], config["T"]), 170)
@@ -64,6 +64,47 @@ def figure(config, steps, evals, selected):
     return "".join(out)
 
 
+def sample_lines(samples):
+    """One line per sample: `[how] prompt|continuation`, newlines shown as ` / `."""
+    out = []
+    for prompt, temperature, top_k, text in samples:
+        how = "greedy" if temperature == "greedy" else "tau %s, top-k %s" % (temperature, top_k)
+        out.append("[%s] %s|%s" % (how, prompt, text.replace("\n", " / ")))
+    return out
+
+
+def read_run(log, name):
+    """The log's config, steps and (step, validation loss) pairs, and beside it the run's
+    summary and samples; None (the problem on stderr) when the log is misnamed or holds
+    fewer than two validations. Samples that are not whole UTF-8 show U+FFFD."""
+    if not log.endswith("-train.jsonl"):
+        print("%s: the log's name must end in -train.jsonl" % name, file=sys.stderr)
+        return None
+    base = log[:-len("-train.jsonl")]
+    records = [json.loads(line) for line in open(log, encoding="utf-8") if line.strip()]
+    config = next(r for r in records if r["kind"] == "config")
+    steps = [r for r in records if r["kind"] == "step"]
+    evals = [(r["step"], r["val_loss"]) for r in records if r["kind"] == "eval"]
+    summary = json.load(open(base + "-summary.json", encoding="utf-8"))
+    samples = []
+    for line in open(base + "-samples.tsv", encoding="utf-8", errors="replace"):
+        prompt, temperature, top_k, text = line.rstrip("\n").split("\t")
+        samples.append((json.loads(prompt), temperature, top_k, json.loads(text)))
+    if len(evals) < 2:
+        print("%s: fewer than two eval records in %s" % (name, log), file=sys.stderr)
+        return None
+    return config, steps, evals, summary, samples
+
+
+def eval_lines(evals, summary):
+    """The validations by step, the selected one marked, and the every-token line's head."""
+    lines = ["  step  validation loss (nats/token, every window)"]
+    for s, v in evals:
+        lines.append("%6d  %.6f%s" % (s, v, "  <- selected" if s == summary["selected_step"] else ""))
+    return lines + ["", "selected step %d, on every one of the %d validation tokens (%d bytes):"
+                    % (summary["selected_step"], summary["validation_tokens"], summary["validation_bytes"])]
+
+
 def tables(config, evals, summary, samples, ngram_bpb, bigram_bpb):
     n = summary["parameters"]
     lines = ["# Chapter 39's long run: written by tools/plot-ch39-run.py from ch39-train.jsonl,",
@@ -80,14 +121,8 @@ def tables(config, evals, summary, samples, ngram_bpb, bigram_bpb):
              % (config["warmup"], config["clip"], config["seed"], summary["matmul_threads"]),
              "time: %.0f s wall (%.0f tokens/s), %.0f s of CPU, for the training loop with its validations"
              % (summary["train_wall_s"], summary["tokens_per_wall_s"], summary["train_cpu_s"]),
-             "",
-             "  step  validation loss (nats/token, every window)"]
-    for s, v in evals:
-        lines.append("%6d  %.6f%s" % (s, v, "  <- selected" if s == summary["selected_step"] else ""))
-    lines += ["",
-              "selected step %d, on every one of the %d validation tokens (%d bytes):"
-              % (summary["selected_step"], summary["validation_tokens"], summary["validation_bytes"]),
-              "  %.6f bits per byte (chapter 23's n-gram: %.6f; chapter 6's bigram: %.6f)"
+             ""] + eval_lines(evals, summary)
+    lines += ["  %.6f bits per byte (chapter 23's n-gram: %.6f; chapter 6's bigram: %.6f)"
               % (summary["validation_bpb"], ngram_bpb, bigram_bpb),
               "# endregion: long-run-results",
               "# region: test-table",
@@ -101,9 +136,7 @@ def tables(config, evals, summary, samples, ngram_bpb, bigram_bpb):
     lines += ["(the bigram's alpha, chosen on validation: %g)" % summary["bigram_alpha"],
               "# endregion: test-table",
               "# region: samples"]
-    for prompt, temperature, top_k, text in samples:
-        how = "greedy" if temperature == "greedy" else "tau %s, top-k %s" % (temperature, top_k)
-        lines.append("[%s] %s|%s" % (how, prompt, text.replace("\n", " / ")))
+    lines += sample_lines(samples)
     lines.append("# endregion: samples")
     return "\n".join(lines) + "\n"
 
@@ -113,26 +146,14 @@ def main(argv):
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     log = argv[0]
-    if not log.endswith("-train.jsonl"):
-        print("plot-ch39-run: the log's name must end in -train.jsonl", file=sys.stderr)
-        return 2
-    base = log[:-len("-train.jsonl")]
-    records = [json.loads(line) for line in open(log, encoding="utf-8") if line.strip()]
-    config = next(r for r in records if r["kind"] == "config")
-    steps = [r for r in records if r["kind"] == "step"]
-    evals = [(r["step"], r["val_loss"]) for r in records if r["kind"] == "eval"]
-    summary = json.load(open(base + "-summary.json", encoding="utf-8"))
-    samples = []
-    for line in open(base + "-samples.tsv", encoding="utf-8"):
-        prompt, temperature, top_k, text = line.rstrip("\n").split("\t")
-        samples.append((json.loads(prompt), temperature, top_k, json.loads(text)))
+    run = read_run(log, "plot-ch39-run")
+    if run is None:
+        return 1
+    config, steps, evals, summary, samples = run
     ngram_log = os.path.join(os.path.dirname(os.path.abspath(log)), "ch23-train-ngram.jsonl")
     ngram = [json.loads(line) for line in open(ngram_log, encoding="utf-8") if line.strip()]
     final = next(r for r in ngram if r["kind"] == "final")
     ngram_bpb, bigram_bpb = final["validation_bpb"], final["bigram_bpb"]
-    if len(evals) < 2:
-        print("plot-ch39-run: fewer than two eval records in %s" % log, file=sys.stderr)
-        return 1
     write(argv[1] + ".svg", figure(config, steps, evals, summary["selected_step"]))
     write(argv[1] + ".txt", tables(config, evals, summary, samples, ngram_bpb, bigram_bpb))
     return 0

@@ -5,7 +5,12 @@
 // (make train) and the reader's generation behind `--generate` (make generate).
 
 #include <array>
+#include <expected>
+#include <initializer_list>
+#include <map>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pipeline.hpp"
@@ -32,6 +37,13 @@ struct Evidence {
 int train_long(int argc, char** argv);
 /// `--generate --model FILE [--prompt TEXT] …`: text from the model file.
 int generate_cli(int argc, char** argv);
+
+/// The `--flag value` pairs after argv[1] (`--greedy` takes none), every flag one of
+/// `known`. \return the unknown flag or the flag missing its value, as a message.
+[[nodiscard]] std::expected<std::map<std::string, std::string>, std::string> flags(
+    int argc, char** argv, std::initializer_list<std::string_view> known);
+/// The samples as TSV lines: the prompt and text as JSON strings, τ (or `greedy`), k.
+[[nodiscard]] std::string samples_text(std::span<const Sample> samples);
 
 /// The report, one `key=value` line per fact.
 [[nodiscard]] std::string render_report(const Evidence& evidence);

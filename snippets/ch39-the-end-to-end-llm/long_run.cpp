@@ -21,10 +21,8 @@
 
 namespace ch39 {
 
-namespace {
-
 // `--flag value` pairs after the mode; unknown flags and missing values refused.
-[[nodiscard]] std::expected<std::map<std::string, std::string>, std::string> flags(
+std::expected<std::map<std::string, std::string>, std::string> flags(
     int argc, char** argv, std::initializer_list<std::string_view> known) {
   std::map<std::string, std::string> out;
   for (int i = 2; i < argc; ++i) {
@@ -40,6 +38,8 @@ namespace {
   }
   return out;
 }
+
+namespace {
 
 std::string json_string(std::string_view text) {
   std::string out = "\"";
@@ -82,9 +82,11 @@ std::string summary_json(const PipelineResult& r, const RunSettings& s) {
   return out + "]}\n";
 }
 
-std::string samples_text(const PipelineResult& r) {
+}  // namespace
+
+std::string samples_text(std::span<const Sample> samples) {
   std::string out;
-  for (const Sample& s : r.samples) {
+  for (const Sample& s : samples) {
     const auto& c = kSettings[s.setting];
     out += fmt::format("{}\t{}\t{}\t{}\n", json_string(s.prompt),
                        c.decoding == llmfs::generation::Decoding::greedy
@@ -95,8 +97,6 @@ std::string samples_text(const PipelineResult& r) {
   }
   return out;
 }
-
-}  // namespace
 
 int train_long(int argc, char** argv) {
   const auto f =
@@ -164,8 +164,8 @@ int train_long(int argc, char** argv) {
   }
   const auto a = llmfs::write_file_atomically(prefix + "-summary.json",
                                               summary_json(*result, settings));
-  const auto b =
-      llmfs::write_file_atomically(prefix + "-samples.tsv", samples_text(*result));
+  const auto b = llmfs::write_file_atomically(prefix + "-samples.tsv",
+                                              samples_text(result->samples));
   if (!a || !b) {
     fmt::print(stderr, "train: cannot write the summary or the samples\n");
     return 1;

@@ -23,6 +23,8 @@ FIGURES = [
      "docs/_static/ch33-train-decoder.svg", ("",)),
     ("tools/plot-ch39-run.py", "docs/_static/ch39-train.jsonl",
      "docs/_static/ch39-run", (".svg", ".txt")),
+    ("tools/plot-ch42-run.py", "docs/_static/ch42-train.jsonl",
+     "docs/_static/ch42-run", (".svg", ".txt")),
 ]
 
 
