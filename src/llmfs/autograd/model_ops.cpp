@@ -4,6 +4,7 @@
 #include <string>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <llmfs/autograd/model_ops.hpp>
@@ -191,7 +192,7 @@ std::expected<TensorValue, AutogradError> embedding(const TensorValue& table,
                        for (std::size_t d = 0; d < width; ++d)
                          gwv[row * width + d] += g[p * width + d];
                      }
-                     return ctx.accumulate(0, gw);
+                     return ctx.accumulate(0, std::move(gw));
                    });
 }
 // endregion: embedding
@@ -220,7 +221,7 @@ std::expected<TensorValue, AutogradError> silu(const TensorValue& x) {
                        const double s = sigmoid(xs[i]);
                        gv[i] = g[i] * s * (1.0 + xs[i] * (1.0 - s));
                      }
-                     return ctx.accumulate(0, gx);
+                     return ctx.accumulate(0, std::move(gx));
                    });
 }
 // endregion: silu
@@ -251,7 +252,7 @@ std::expected<TensorValue, AutogradError> log_softmax_last_axis(const TensorValu
                        for (std::size_t j = 0; j < width; ++j)
                          gv[start + j] = g[start + j] - std::exp(yv[start + j]) * total;
                      }
-                     return ctx.accumulate(0, gx);
+                     return ctx.accumulate(0, std::move(gx));
                    });
 }
 // endregion: log-softmax
@@ -285,7 +286,7 @@ std::expected<TensorValue, AutogradError> cross_entropy(const TensorValue& logit
             gv[p * vocab + j] = scale * rows.exps[p * vocab + j] / rows.totals[p];
           gv[p * vocab + static_cast<std::size_t>(t[p])] -= scale;
         }
-        return ctx.accumulate(0, gz);
+        return ctx.accumulate(0, std::move(gz));
       });
 }
 // endregion: cross-entropy

@@ -2,6 +2,7 @@
 #include <array>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -96,7 +97,7 @@ std::string ngram_dims(const Shape& shape) {
                                auto g = ga.mutable_values();
                                for (std::size_t i = 0; i < g.size(); ++i)
                                  g[i] *= 1.0 - out[i] * out[i];
-                               return ctx.accumulate(0, ga);
+                               return ctx.accumulate(0, std::move(ga));
                              });
 }
 // endregion: tanh-op

@@ -1,6 +1,7 @@
 // Chapter 25
 #include <cmath>
 #include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -103,8 +104,8 @@ std::expected<autograd::TensorValue, NnError> rms_norm(
         gg.mutable_values()[j] += up[at + j] * n[at + j];
       }
     }
-    LLMFS_TRY(context.accumulate(0, gx));
-    return context.accumulate(1, gg);
+    LLMFS_TRY(context.accumulate(0, std::move(gx)));
+    return context.accumulate(1, std::move(gg));
   };
   return LLMFS_TRY_AT("rms_norm", autograd::record_op("rms_norm", std::move(y),
                                                       {x, gain}, std::move(backward)));
