@@ -134,16 +134,24 @@ TEST(MatmulProperty, AttentionShapesAndSignedZerosMatchTheTeachingLoopBitwise) {
       const auto [batch, n, k, m] = cases[c];
       Tensor a = random_tensor(Shape{batch, n, k}, 500 + c);
       Tensor b = random_tensor(Shape{k, m}, 600 + c);
-      // Row 0 of every a: −0.0, so row 0 of c sums only −0.0 terms (or +0.0 where
-      // b is negative); column 0 of b: +0.0 and −0.0 alternating.
+      // The first and last rows of every a hold −0.0 and the first and last columns of
+      // b +0.0, so c's corners (in a whole tile and, for 97 × 89, in an edge tile) sum
+      // only −0.0 terms; column 1 of b alternates +0.0 and −0.0.
       for (std::size_t e = 0; e < batch; ++e)
-        for (std::size_t p = 0; p < k; ++p)
+        for (std::size_t p = 0; p < k; ++p) {
           a.mutable_values()[e * n * k + p] = -0.0;
-      for (std::size_t p = 0; p < k; ++p)
-        b.mutable_values()[p * m] = p % 2 == 0 ? 0.0 : -0.0;
+          a.mutable_values()[e * n * k + (n - 1) * k + p] = -0.0;
+        }
+      for (std::size_t p = 0; p < k; ++p) {
+        b.mutable_values()[p * m] = 0.0;
+        b.mutable_values()[p * m + m - 1] = 0.0;
+        b.mutable_values()[p * m + 1] = p % 2 == 0 ? 0.0 : -0.0;
+      }
       const auto teaching = llmfs::tensor::matmul(a, b, {MatmulPath::teaching, 1});
       ASSERT_TRUE(teaching.has_value());
-      EXPECT_FALSE(std::signbit(teaching->values()[0]));  // 0.0 + (−0.0) is +0.0
+      // The teaching loop's 0.0 + (−0.0) is +0.0, and so is every later sum.
+      for (const std::size_t corner : {std::size_t{0}, n * m - 1})
+        EXPECT_FALSE(std::signbit(teaching->values()[corner]));
       const MatmulOptions options{path, 1, 0.0};
       const auto plain = llmfs::tensor::matmul(a, b, options);
       const auto nt = llmfs::tensor::matmul_transposed(
