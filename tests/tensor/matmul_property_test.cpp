@@ -4,6 +4,7 @@
 // transposed operands of matmul_transposed, against the teaching loop, bit for bit.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -114,6 +115,54 @@ TEST(MatmulProperty, OneMoreThanEveryBlockMatchesTheTeachingLoopBitwise) {
     EXPECT_TRUE(bitwise_equal(*fast, *teaching))
         << llmfs::tensor::matmul_path_name(path);
     EXPECT_TRUE(bitwise_equal(*tn, *teaching)) << llmfs::tensor::matmul_path_name(path);
+  }
+}
+
+// Attention's products (per head [T,dk]·[dk,T] read with bᵀ in place and [T,T]·[T,dk]
+// with dk = 32, projections [B·T,d]·[d,d]) and signed zeros: the first p-block starts
+// each sum from +0.0 in a register instead of reading c, so a sum whose terms are all
+// −0.0 must still end as +0.0, as the teaching loop's 0.0 + (−0.0) does.
+TEST(MatmulProperty, AttentionShapesAndSignedZerosMatchTheTeachingLoopBitwise) {
+  struct Case {
+    std::size_t batch, n, k, m;
+  };
+  const std::array cases{Case{16, 128, 32, 128}, Case{4, 128, 128, 32},
+                         Case{1, 512, 128, 128}, Case{3, 97, 32, 89}};
+  for (const MatmulPath path : kFastPaths) {
+    if (!llmfs::tensor::matmul_path_supported(path)) continue;
+    for (std::size_t c = 0; c < cases.size(); ++c) {
+      const auto [batch, n, k, m] = cases[c];
+      Tensor a = random_tensor(Shape{batch, n, k}, 500 + c);
+      Tensor b = random_tensor(Shape{k, m}, 600 + c);
+      // The first and last rows of every a hold −0.0 and the first and last columns of
+      // b +0.0, so c's corners (in a whole tile and, for 97 × 89, in an edge tile) sum
+      // only −0.0 terms; column 1 of b alternates +0.0 and −0.0.
+      for (std::size_t e = 0; e < batch; ++e)
+        for (std::size_t p = 0; p < k; ++p) {
+          a.mutable_values()[e * n * k + p] = -0.0;
+          a.mutable_values()[e * n * k + (n - 1) * k + p] = -0.0;
+        }
+      for (std::size_t p = 0; p < k; ++p) {
+        b.mutable_values()[p * m] = 0.0;
+        b.mutable_values()[p * m + m - 1] = 0.0;
+        b.mutable_values()[p * m + 1] = p % 2 == 0 ? 0.0 : -0.0;
+      }
+      const auto teaching = llmfs::tensor::matmul(a, b, {MatmulPath::teaching, 1});
+      ASSERT_TRUE(teaching.has_value());
+      // The teaching loop's 0.0 + (−0.0) is +0.0, and so is every later sum.
+      for (const std::size_t corner : {std::size_t{0}, n * m - 1})
+        EXPECT_FALSE(std::signbit(teaching->values()[corner]));
+      const MatmulOptions options{path, 1, 0.0};
+      const auto plain = llmfs::tensor::matmul(a, b, options);
+      const auto nt = llmfs::tensor::matmul_transposed(
+          a, Transpose::no, transposed_copy(b), Transpose::yes, options);
+      const std::string what =
+          fmt::format("{} [{},{},{}]·[{},{}]", llmfs::tensor::matmul_path_name(path),
+                      batch, n, k, k, m);
+      ASSERT_TRUE(plain && nt) << what;
+      EXPECT_TRUE(bitwise_equal(*plain, *teaching)) << what;
+      EXPECT_TRUE(bitwise_equal(*nt, *teaching)) << what << " (bᵀ read in place)";
+    }
   }
 }
 

@@ -97,21 +97,22 @@ struct Lanes {
 };
 
 // An MR × NV·W tile of c in registers while p runs over one block of the inner axis,
-// reading a and b from their packed micro-panels (MR values of column p of a, then NV·W
-// values of row p of b, each contiguous). Each c[i,j] is one lane that receives
-// a[i,p]·b[p,j] in increasing p, starting from what c holds (0.0, or the sum of the
-// earlier p-blocks): the teaching loop's additions, MR·NV·W outputs at once.
+// reading packed a and b (MR values of column p of a, NV·W of row p of b, contiguous).
+// Each c[i,j] is one lane receiving a[i,p]·b[p,j] in increasing p, from +0.0 on the
+// `first` p-block (c unread), else from the sum c holds: the teaching loop's additions.
 template <std::size_t W, std::size_t NV, std::size_t MR>
 [[gnu::always_inline]] inline void micro_tile(std::size_t kc, const double* pa,
                                               const double* pb, double* c,
-                                              std::size_t ldc) {
+                                              std::size_t ldc, bool first) {
   using V = typename Lanes<W>::type;
-  V acc[MR][NV];
+  V acc[MR][NV] = {};  // +0.0 in every lane
+  if (!first) {
 #pragma GCC unroll 16
-  for (std::size_t r = 0; r < MR; ++r)
+    for (std::size_t r = 0; r < MR; ++r)
 #pragma GCC unroll 8
-    for (std::size_t v = 0; v < NV; ++v)
-      std::memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(V));
+      for (std::size_t v = 0; v < NV; ++v)
+        std::memcpy(&acc[r][v], c + r * ldc + v * W, sizeof(V));
+  }
   for (std::size_t p = 0; p < kc; ++p, pa += MR, pb += NV * W) {
     V b_row[NV];
 #pragma GCC unroll 8
@@ -132,31 +133,35 @@ template <std::size_t W, std::size_t NV, std::size_t MR>
 // endregion: fast-micro-kernel
 
 // region: fast-edge-tile
-// A tile that reaches past the last row or column of c runs on a copy: the rows and
-// columns that exist are copied in, the rest of the copy holds zeros (the packed panels
-// hold zeros there too), and only the lanes that exist are copied back.
+// A tile that reaches past the last row or column of c runs on a copy: on a later
+// p-block the rows and columns that exist are copied in (on the first, nothing is
+// read), and only the lanes that exist are copied back. The packed panels hold zeros
+// past the edge, so the lanes that do not exist never matter.
 template <class Isa>
 [[gnu::always_inline]] inline void tile(std::size_t kc, const double* pa,
                                         const double* pb, double* c, std::size_t ldc,
-                                        std::size_t rows, std::size_t cols) {
+                                        std::size_t rows, std::size_t cols,
+                                        bool first) {
   constexpr std::size_t mr = Isa::MR, nr = Isa::W * Isa::NV;
   if (rows == mr && cols == nr) {
-    micro_tile<Isa::W, Isa::NV, mr>(kc, pa, pb, c, ldc);
+    micro_tile<Isa::W, Isa::NV, mr>(kc, pa, pb, c, ldc, first);
     return;
   }
   alignas(64) double copy[mr * nr] = {};
-  for (std::size_t r = 0; r < rows; ++r)
-    std::copy_n(c + r * ldc, cols, copy + r * nr);
-  micro_tile<Isa::W, Isa::NV, mr>(kc, pa, pb, copy, nr);
+  if (!first) {
+    for (std::size_t r = 0; r < rows; ++r)
+      std::copy_n(c + r * ldc, cols, copy + r * nr);
+  }
+  micro_tile<Isa::W, Isa::NV, mr>(kc, pa, pb, copy, nr, first);
   for (std::size_t r = 0; r < rows; ++r)
     std::copy_n(copy + r * nr, cols, c + r * ldc);
 }
 // endregion: fast-edge-tile
 
-// One matrix pair of the batch: c [n,m] = a [n,k] · b [k,m], c holding zeros (or the
-// partial sums a caller wants continued). Element (i,p) of a sits at a[i·a_row +
-// p·a_col], element (p,j) of b at b[p·b_row + j·b_col]: a transposed operand is read in
-// place.
+// One matrix pair of the batch: c [n,m] = a [n,k] · b [k,m]. The fast paths never read
+// c before the first p-block has written it; the teaching loop needs c to hold zeros.
+// Element (i,p) of a sits at a[i·a_row + p·a_col], element (p,j) of b at b[p·b_row +
+// j·b_col]: a transposed operand is read in place.
 struct MatrixPair {
   const double* a;
   const double* b;
@@ -177,12 +182,30 @@ template <std::size_t MR>
   for (std::size_t q = 0; q * MR < mc; ++q, packed += kc * MR) {
     const std::size_t rows = std::min(MR, mc - q * MR);
     const double* a = x.a + (i0 + q * MR) * x.a_row + p0 * x.a_col;
+    // A whole panel is copied without a test per element (a product with few columns,
+    // such as attention's [T,T]·[T,32], spends a tenth of its time packing a); for a
+    // read transposed, column p's MR values already adjoin: one block copy each.
+    if (rows == MR && x.a_row == 1) {
+      for (std::size_t p = 0; p < kc; ++p)
+        std::memcpy(packed + p * MR, a + p * x.a_col, MR * sizeof(double));
+      continue;
+    }
+    if (rows == MR) {
+      for (std::size_t p = 0; p < kc; ++p)
+#pragma GCC unroll 16
+        for (std::size_t r = 0; r < MR; ++r)
+          packed[p * MR + r] = a[r * x.a_row + p * x.a_col];
+      continue;
+    }
     for (std::size_t p = 0; p < kc; ++p)
-      for (std::size_t r = 0; r < MR; ++r)  // MR is a constant: unrolled
+      for (std::size_t r = 0; r < MR; ++r)
         packed[p * MR + r] = r < rows ? a[r * x.a_row + p * x.a_col] : 0.0;
   }
 }
 
+// endregion: fast-packing
+
+// region: fast-packing-b
 // Rows p0 … p0+kc−1 of b, columns j0 … j0+nc−1, into micro-panels of NR columns: panel
 // q holds b[p0+p, j0+q·NR+s] at (q·kc + p)·NR + s (zeros past column nc). A whole
 // panel of a b stored row by row is NR contiguous values per p: one block copy.
@@ -198,12 +221,19 @@ template <std::size_t NR>
         std::memcpy(packed + p * NR, b + p * x.b_row, NR * sizeof(double));
       continue;
     }
+    if (cols == NR) {  // bᵀ read in place (q·kᵀ): a whole panel, no test per element
+      for (std::size_t p = 0; p < kc; ++p)
+#pragma GCC unroll 32
+        for (std::size_t s = 0; s < NR; ++s)
+          packed[p * NR + s] = b[p * x.b_row + s * x.b_col];
+      continue;
+    }
     for (std::size_t p = 0; p < kc; ++p)
       for (std::size_t s = 0; s < NR; ++s)
         packed[p * NR + s] = s < cols ? b[p * x.b_row + s * x.b_col] : 0.0;
   }
 }
-// endregion: fast-packing
+// endregion: fast-packing-b
 
 // region: fast-block-sizes
 // The cache blocks (Goto & van de Geijn 2008), per instruction set: a kc × nr
@@ -280,7 +310,7 @@ template <class Isa>
             double* block = x.c + i0 * x.m + j0;
             prefetch_next_tile<Isa>(block, x.m, mc, nc, i, j);
             tile<Isa>(kc, packed_a + i * kc, packed_b + j * kc, block + i * x.m + j,
-                      x.m, std::min(mr, mc - i), std::min(nr, nc - j));
+                      x.m, std::min(mr, mc - i), std::min(nr, nc - j), p0 == 0);
           }
       }
     }
@@ -385,6 +415,22 @@ void run_partitioned(RowsKernel kernel, const std::vector<MatrixPair>& pairs,
 }
 // endregion: fast-threads
 
+// A stack of matrices times one shared b ([B,T,d]·[d,d], a projection) as the single
+// product [B·T,d]·[d,d] it is when a's matrices are stored one after the other, row by
+// row: b is then packed once per block instead of once per batch entry. Each c[i,j]
+// still receives the same terms in the same order, so no bit moves.
+void merge_shared_b(std::vector<MatrixPair>& pairs) {
+  const MatrixPair& f = pairs.front();
+  if (pairs.size() < 2 || f.a_col != 1 || f.a_row != f.k) return;
+  for (std::size_t e = 1; e < pairs.size(); ++e) {
+    const MatrixPair& x = pairs[e];
+    if (x.b != f.b || x.a != f.a + e * f.n * f.k || x.c != f.c + e * f.n * f.m) return;
+  }
+  MatrixPair whole = f;
+  whole.n = f.n * pairs.size();
+  pairs.assign(1, whole);
+}
+
 // Threads worth starting: at most one per `min_flops` of work, never more than rows.
 std::size_t useful_threads(const MatmulOptions& options, std::size_t rows,
                            double flops) {
@@ -485,8 +531,10 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
     return out;
   }
   const double flops = 2.0 * double(pairs.size() * n) * double(k) * double(m);
+  const std::size_t rows = pairs.size() * n;
+  merge_shared_b(pairs);
   run_partitioned(rows_kernel(options.path), pairs,
-                  useful_threads(options, pairs.size() * n, flops));
+                  useful_threads(options, rows, flops));
   return out;
 }
 // endregion: matmul
@@ -548,8 +596,10 @@ std::expected<Tensor, TensorError> matmul_transposed(const Tensor& a,
     return out;
   }
   const double flops = 2.0 * double(pairs.size() * n) * double(k) * double(m);
+  const std::size_t rows = pairs.size() * n;
+  merge_shared_b(pairs);
   run_partitioned(rows_kernel(options.path), pairs,
-                  useful_threads(options, pairs.size() * n, flops));
+                  useful_threads(options, rows, flops));
   return out;
 }
 // endregion: matmul-transposed
