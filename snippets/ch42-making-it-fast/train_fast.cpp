@@ -179,6 +179,7 @@ int bench_train(int argc, char** argv) {
     return 2;
   }
   auto m = kFastModel;
+  m.attention = {};                  // stored weights unless --streaming says otherwise
   if (f->contains("--streaming")) {  // chapter 41's kernel, BLOCK keys at a time
     const auto block = whole_number(f->at("--streaming"), "--streaming");
     if (!block) return 2;

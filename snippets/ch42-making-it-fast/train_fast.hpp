@@ -11,18 +11,25 @@
 #include <string>
 #include <vector>
 
+#include <llmfs/attention/streaming.hpp>
+
 #include "../ch39-the-end-to-end-llm/pipeline.hpp"
 
 namespace ch42 {
 
 // region: fast-run
+/// The run's attention: chapter 41's streaming kernel, 64 keys a block — the same
+/// function as stored weights to about 1e-12, and about a tenth faster per step here
+/// (bench/results/ch42-train.txt).
+inline constexpr llmfs::attention::AttentionKernel kFastAttention{
+    "streaming", 64, &llmfs::attention::streaming_causal_attention};
 /// The run's model: V = 4096, d = 128, h = 4, N = 4, d_ff = 344 (⌈8/3·d⌉ to a multiple
 /// of 8), T_max = 128: 1,315,968 parameters, 524,288 of them the tied table.
-inline constexpr llmfs::models::DecoderConfig kFastModel{4096, 128,     4,    4, 344,
-                                                         128,  10000.0, 1e-6, 42};
-/// B = 16 windows of T = 128: 2,048 predicted tokens a step; S = 420 steps (about
-/// one epoch), validated on every validation window at step 0 and every 140 steps.
-inline constexpr std::size_t kFastBatch = 16, kFastSteps = 420, kFastEvery = 140;
+inline constexpr llmfs::models::DecoderConfig kFastModel{
+    4096, 128, 4, 4, 344, 128, 10000.0, 1e-6, 42, kFastAttention};
+/// B = 16 windows of T = 128: 2,048 predicted tokens a step; S = 948 steps (about
+/// 2.2 epochs), validated on every validation window at step 0 and every 316 steps.
+inline constexpr std::size_t kFastBatch = 16, kFastSteps = 948, kFastEvery = 316;
 /// η rises to 4·10⁻³ over 30 steps, then falls along a cosine to 4·10⁻⁴ (chapter 39's
 /// peak and floor; its clipping, β and decay).
 inline constexpr double kFastPeak = 4e-3, kFastFloor = 4e-4;
