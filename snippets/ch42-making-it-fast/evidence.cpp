@@ -44,7 +44,6 @@ Tensor transposed(const Tensor& t) {
 
 }  // namespace
 
-// region: cut
 // The tiles of one k-block cover c in ⌈n/mr⌉ × ⌈m/nr⌉ tiles; each runs once per
 // k-block. A tile is an edge tile when it reaches past the last row or column of c.
 Cut cut(const MatmulBlocking& b, const Product& p) {
@@ -57,7 +56,6 @@ Cut cut(const MatmulBlocking& b, const Product& p) {
   c.edge_calls = (c.row_tiles * c.col_tiles - full) * c.k_blocks;
   return c;
 }
-// endregion: cut
 
 // region: check-bits
 // The default path on one and two threads, the portable path, and both transposed reads
@@ -85,16 +83,13 @@ Step<BitCheck> check_bits(const Product& p) {
 }
 // endregion: check-bits
 
-// region: count-flops
 // Multiply-adds of the four projections (8·B·T·d²), the scores Q·Kᵀ and the mix A·V
 // (2·B·h·T²·d_h each, h·d_h = d): two FLOPs per term.
 double attention_forward_flops(const AttentionShape& s) {
   const double B = double(s.batch), T = double(s.tokens), d = double(s.width);
   return 8.0 * B * T * d * d + 4.0 * B * T * T * d;
 }
-// endregion: count-flops
 
-// region: roofline
 // A term without FMA is one multiply and one add, 2·lanes FLOPs per vector pair; an FMA
 // is the same 2·lanes FLOPs in one operation. The tile loads mr + nr doubles per p for
 // 2·mr·nr FLOPs; a whole product reads a and b and writes c once at best: n/12
@@ -109,7 +104,6 @@ Roofline roofline(const Machine& m, const MatmulBlocking& b) {
   r.attainable_1024 = std::min(r.peak_mul_add, r.intensity_1024 * m.dram_gb_per_s);
   return r;
 }
-// endregion: roofline
 
 // region: fma-order
 // The same terms in the same order with one rounding per term (std::fma), and the
