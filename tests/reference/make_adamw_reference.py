@@ -24,6 +24,7 @@ Records (numbers with 17 significant digits, lists comma-separated, row-major):
     VARIANT|name=adamw|steps=θ1,θ2,θ3             and adam_l2, adam
 """
 
+import math
 import sys
 from pathlib import Path
 
@@ -31,7 +32,7 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from text_common import SplitMix64, joined, number, script_main, uniform  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "training" / "ch22_adamw.txt"
 STEPS = 100
@@ -41,24 +42,9 @@ PARAMS = [("embedding.weight", (5, 3), "decay", 0.1), ("block.ffn.weight", (3, 4
           ("block.norm.gain", (3,), "no_decay", 0.0), ("final.norm.gain", (4,), "no_decay", 0.0)]
 
 
-def number(value):
-    return "%.17g" % float(value)
-
-
-def joined(values):
-    return ",".join(number(v) for v in values)
-
-
-def count(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
 def random_problem(lines):
     rng = SplitMix64(22)
-    values = [torch.tensor(uniform(rng, count(s)), dtype=torch.float64).reshape(s)
+    values = [torch.tensor(uniform(rng, math.prod(s)), dtype=torch.float64).reshape(s)
               for _, s, _, _ in PARAMS]
     lines.append("CONFIG|lr=%s|beta1=%s|beta2=%s|eps=%s|steps=%d" % (
         number(HYPER["lr"]), number(HYPER["betas"][0]), number(HYPER["betas"][1]),
@@ -74,7 +60,7 @@ def random_problem(lines):
     for step in range(1, STEPS + 1):
         for p, (name, shape, _, _) in zip(params, PARAMS):
             scale = 2.0 ** (int(rng.below(7)) - 4)
-            g = [u * scale for u in uniform(rng, count(shape))]
+            g = [u * scale for u in uniform(rng, math.prod(shape))]
             p.grad = torch.tensor(g, dtype=torch.float64).reshape(shape)
             lines.append("GRAD|step=%d|name=%s|values=%s" % (step, name, joined(g)))
         optimizer.step()
@@ -116,8 +102,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_adamw_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

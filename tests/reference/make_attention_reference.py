@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from tensor_common import tensor_line, uniform_array
-from text_common import SplitMix64, write_or_check
+from text_common import SplitMix64, script_main
 
 DATA = Path(__file__).resolve().parent / "data" / "attention" / "ch41_streaming.txt"
 
@@ -63,8 +63,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_attention_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -32,14 +32,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from text_common import SplitMix64, number, script_main, uniform  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "training" / "ch21_batches.txt"
 MASK = (1 << 64) - 1
-
-
-def number(value):
-    return "%.17g" % float(value)
 
 
 def bounded(rng, n):
@@ -128,8 +124,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_batches_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

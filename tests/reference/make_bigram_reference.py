@@ -36,7 +36,7 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from text_common import SplitMix64  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "reference" / "data" / "text" / "ch07_bigram.txt"
@@ -261,19 +261,7 @@ def render(corpus_path=None):
 
 def main(argv):
     paths = [a for a in argv if not a.startswith("--")]
-    text = render(paths[0] if paths else None)
-    if "--check" in argv:
-        if not DATA.exists() or DATA.read_text() != text:
-            print(f"{DATA.relative_to(ROOT)} is stale: run {Path(__file__).name}")
-            return 1
-        print(f"{DATA.relative_to(ROOT)} is current")
-        return 0
-    DATA.parent.mkdir(parents=True, exist_ok=True)
-    tmp = DATA.with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.replace(DATA)
-    print(f"wrote {DATA.relative_to(ROOT)}")
-    return 0
+    return script_main(argv, DATA, lambda: render(paths[0] if paths else None), __file__)
 
 
 if __name__ == "__main__":

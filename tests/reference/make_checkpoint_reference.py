@@ -31,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from checkpoint_reader import read_checkpoint  # noqa: E402
 from decoder_reference import DecoderConfig, forward, parameter_specs  # noqa: E402
-from text_common import write_or_check  # noqa: E402
+from text_common import script_main  # noqa: E402
 
 CHECKPOINT = HERE / "data" / "training" / "ch35_checkpoint.safetensors"
 DATA = HERE / "data" / "training" / "ch35_logits.txt"
@@ -73,5 +73,4 @@ def reference():
 
 
 if __name__ == "__main__":
-    sys.exit(write_or_check(DATA, reference(), "--check" in sys.argv[1:],
-                            "/usr/bin/python3 tests/reference/make_checkpoint_reference.py"))
+    sys.exit(script_main(sys.argv[1:], DATA, reference, __file__))

@@ -25,7 +25,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_common as rc  # noqa: E402
 from decoder_reference import DecoderConfig, forward_stages, parameter_specs  # noqa: E402
-from text_common import SplitMix64, uniform  # noqa: E402
+from text_common import SplitMix64  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "models"
 SCRIPT = "make_decoder_reference.py"
@@ -42,21 +42,16 @@ CASES = {
 }
 
 
-def draw(rng, shape, low, high):
-    count = math.prod(shape)
-    return torch.tensor(uniform(rng, count, low, high), dtype=torch.float64).reshape(shape)
-
-
 def draw_parameters(config, rng):
     """Tables uniform on [-1, 1); matrices on [-1, 1)/sqrt(fan_in); gains on [0.5, 1.5)."""
     params = {}
     for name, shape in parameter_specs(config):
         if len(shape) == 1:
-            params[name] = draw(rng, shape, 0.5, 1.5)
+            params[name] = rc.drawn(rng, shape, 0.5, 1.5)
         elif name == "embedding.weight":
-            params[name] = draw(rng, shape, -1.0, 1.0)
+            params[name] = rc.drawn(rng, shape, -1.0, 1.0)
         else:
-            params[name] = draw(rng, shape, -1.0, 1.0) / math.sqrt(shape[0])
+            params[name] = rc.drawn(rng, shape, -1.0, 1.0) / math.sqrt(shape[0])
     return params
 
 
@@ -64,10 +59,8 @@ def build(name):
     config, batch, tokens, seed = CASES[name]
     rng = SplitMix64(seed)
     params = draw_parameters(config, rng)
-    ids = torch.tensor([rng.below(config.vocab_size) for _ in range(batch * tokens)],
-                       dtype=torch.long).reshape(batch, tokens)
-    targets = torch.tensor([rng.below(config.vocab_size) for _ in range(batch * tokens)],
-                           dtype=torch.long).reshape(batch, tokens)
+    ids = rc.drawn_ids(rng, (batch, tokens), config.vocab_size)
+    targets = rc.drawn_ids(rng, (batch, tokens), config.vocab_size)
     leaves = {n: t.clone().requires_grad_(True) for n, t in params.items()}
     stages = forward_stages(config, leaves, ids)
     logits = stages["logits"]
@@ -124,7 +117,7 @@ def problems(committed, fresh):
     return found
 
 
-def write_or_check(argv, cases, data, script, build_case):
+def cases_main(argv, cases, data, script, build_case):
     """Writes data/NAME.txt for every case (atomically), or with --check compares each with
     a fresh build and fails naming the stale one: the main of this script and of
     make_kv_cache_reference.py."""
@@ -157,7 +150,7 @@ def write_or_check(argv, cases, data, script, build_case):
 
 
 def main(argv):
-    return write_or_check(argv, CASES, DATA, SCRIPT, build)
+    return cases_main(argv, CASES, DATA, SCRIPT, build)
 
 
 if __name__ == "__main__":

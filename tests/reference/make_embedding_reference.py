@@ -28,22 +28,9 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from text_common import SplitMix64, joined, script_main, standard_normal, uniform  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "nn" / "ch18_embedding.txt"
-
-
-def unit(rng):
-    return (rng.next() >> 11) * 2.0 ** -53
-
-
-def standard_normal(rng):
-    u1, u2 = unit(rng), unit(rng)
-    return math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
-
-
-def numbers(values):
-    return ",".join("%.17g" % v for v in values)
 
 
 def case(seed, vocab, width, batch, time):
@@ -61,10 +48,10 @@ def case(seed, vocab, width, batch, time):
     (out * weights).sum().backward()
     flat = lambda t: t.detach().reshape(-1).tolist()  # noqa: E731
     return ("CASE|seed=%d|vocab=%d|width=%d|table=%s|ids_shape=%d,%d|ids=%s|weights=%s|"
-            "value=%s|gradient=%s" % (seed, vocab, width, numbers(flat(table)), batch, time,
+            "value=%s|gradient=%s" % (seed, vocab, width, joined(flat(table)), batch, time,
                                       ",".join(str(i) for i in flat(ids)),
-                                      numbers(flat(weights)), numbers(flat(out)),
-                                      numbers(flat(table.grad))))
+                                      joined(flat(weights)), joined(flat(out)),
+                                      joined(flat(table.grad))))
 
 
 def render():
@@ -77,8 +64,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_embedding_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -35,16 +35,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_bigram_reference import read_documents, read_manifest  # noqa: E402
-from text_common import corpus_main  # noqa: E402
+from text_common import corpus_main, number  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch34_final.txt"
 V, BOS, EOS, T = 258, 256, 257, 32
 ALPHAS = (1.0, 0.1, 0.01)
-
-
-def number(value):
-    return "%.17g" % float(value)
 
 
 def windows(sequences, limit):

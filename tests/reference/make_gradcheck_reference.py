@@ -29,6 +29,8 @@ from pathlib import Path
 import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
+from text_common import number, script_main
+
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch13_gradcheck.txt"
 DEFAULT_STEP = np.float64(1e-6)
 STEPS = [np.float64(10.0) ** -k for k in range(1, 14)]
@@ -43,10 +45,6 @@ def probes(x, delta):
 def central(f, x, delta):
     below, above = probes(x, delta)
     return (f(above) - f(below)) / (above - below)
-
-
-def number(value):
-    return "%.17g" % float(value)
 
 
 def render():
@@ -82,19 +80,7 @@ def render():
 
 
 def main(argv):
-    text = render()
-    if "--check" in argv:
-        if not DATA.exists() or DATA.read_text(encoding="ascii") != text:
-            print("ch13_gradcheck: %s is stale; run /usr/bin/python3 %s and commit the result"
-                  % (DATA, Path(__file__).name))
-            return 1
-        print("ch13_gradcheck: %s is current (%d lines)" % (DATA.name, text.count("\n")))
-        return 0
-    temporary = DATA.with_suffix(".tmp")
-    temporary.write_text(text, encoding="ascii")
-    temporary.replace(DATA)
-    print("ch13_gradcheck: wrote %s (%d lines)" % (DATA, text.count("\n")))
-    return 0
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

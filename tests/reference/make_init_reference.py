@@ -29,23 +29,13 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, write_or_check  # noqa: E402
+from text_common import SplitMix64, joined, script_main, standard_normal, unit  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "nn" / "ch17_init.txt"
 
 # Vigna, splitmix64.c (prng.di.unimi.it): the first outputs for seed 1234567.
 PUBLISHED = [6457827717110365317, 3203168211198807973, 9817491932198370423,
              4593380528125082431, 16408922859458223821]
-
-
-def unit(rng):
-    return (rng.next() >> 11) * 2.0 ** -53
-
-
-def standard_normal(rng):
-    """Box–Muller, cosine branch: two uniform draws per normal."""
-    u1, u2 = unit(rng), unit(rng)
-    return math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
 
 
 def std_of(rule, fan_in, fan_out):
@@ -59,10 +49,6 @@ def draw(rng, count, distribution, std):
         bound = math.sqrt(3.0) * std
         return [bound * (2.0 * unit(rng) - 1.0) for _ in range(count)]
     return [std * standard_normal(rng) for _ in range(count)]
-
-
-def numbers(values):
-    return ",".join("%.17g" % v for v in values)
 
 
 def stack_variances(rows, width, depth, gain):
@@ -98,16 +84,15 @@ def render():
         lines.append("DRAW|name=%s|seed=%d|rule=%s|distribution=%s|fan_in=%d|fan_out=%d|"
                      "shape=%d,%d|std=%.17g|values=%s" % (name, seed, rule, distribution, fan_in,
                                                           fan_out, shape[0], shape[1], std,
-                                                          numbers(values)))
+                                                          joined(values)))
     for gain in (1.0, 2.0, 0.5):
         lines.append("STACK|input_seed=17|weight_seed=1717|rows=32|width=16|depth=4|gain=%.17g|"
-                     "variances=%s" % (gain, numbers(stack_variances(32, 16, 4, gain))))
+                     "variances=%s" % (gain, joined(stack_variances(32, 16, 4, gain))))
     return "\n".join(lines) + "\n"
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_init_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference_common as rc  # noqa: E402
 from decoder_reference import (DecoderConfig, forward, parameter_specs, rms_norm,  # noqa: E402
                                rope, swiglu)
-from make_decoder_reference import draw_parameters, write_or_check  # noqa: E402
+from make_decoder_reference import cases_main, draw_parameters  # noqa: E402
 from text_common import SplitMix64  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "generation"
@@ -106,8 +106,7 @@ def build(name):
     config, batch, prompt_length, seed = CASES[name]
     rng = SplitMix64(seed)
     params = draw_parameters(config, rng)
-    prompt = torch.tensor([rng.below(config.vocab_size) for _ in range(batch * prompt_length)],
-                          dtype=torch.long).reshape(batch, prompt_length)
+    prompt = rc.drawn_ids(rng, (batch, prompt_length), config.vocab_size)
     caches = [LayerCache() for _ in range(config.layers)]
     sequence, fresh, steps = prompt, prompt, []
     with torch.no_grad():
@@ -145,7 +144,7 @@ def build(name):
 
 
 def main(argv):
-    return write_or_check(argv, CASES, DATA, SCRIPT, build)
+    return cases_main(argv, CASES, DATA, SCRIPT, build)
 
 
 if __name__ == "__main__":

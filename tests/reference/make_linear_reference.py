@@ -27,28 +27,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from reference_common import drawn, shape_text, tensor_of, tensor_text  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "nn" / "ch19_linear.txt"
-
-
-def joined(t):
-    return ",".join("%.17g" % float(v) for v in t.detach().reshape(-1).tolist())
-
-
-def shape_text(t):
-    return ",".join(str(d) for d in t.shape)
-
-
-def tensor(values, shape):
-    return torch.tensor(values, dtype=torch.float64).reshape(shape)
-
-
-def drawn(rng, shape):
-    count = 1
-    for d in shape:
-        count *= d
-    return tensor(uniform(rng, count), shape)
 
 
 def case(name, x, w, b, g):
@@ -59,11 +41,11 @@ def case(name, x, w, b, g):
     (y * g).sum().backward()
     empty = torch.zeros(0, dtype=torch.float64)
     return "|".join([
-        "CASE", "name=" + name, "x_shape=" + shape_text(x), "x=" + joined(x),
-        "w_shape=" + shape_text(w), "w=" + joined(w),
-        "b=" + joined(empty if b is None else b), "g=" + joined(g), "y=" + joined(y),
-        "dx=" + joined(x.grad), "dw=" + joined(w.grad),
-        "db=" + joined(empty if b is None else b.grad)])
+        "CASE", "name=" + name, "x_shape=" + shape_text(x.shape), "x=" + tensor_text(x),
+        "w_shape=" + shape_text(w.shape), "w=" + tensor_text(w),
+        "b=" + tensor_text(empty if b is None else b), "g=" + tensor_text(g), "y=" + tensor_text(y),
+        "dx=" + tensor_text(x.grad), "dw=" + tensor_text(w.grad),
+        "db=" + tensor_text(empty if b is None else b.grad)])
 
 
 def trap():
@@ -71,19 +53,19 @@ def trap():
     book's W = [[1,2],[3,4]] stored [in, out]: both give X·W."""
     layer = torch.nn.Linear(2, 2, bias=False).double()
     with torch.no_grad():
-        layer.weight.copy_(tensor([1, 3, 2, 4], (2, 2)))
-    x = tensor([1, 2, 0, 1], (2, 2))
-    return "|".join(["CASE", "name=square_trap", "x_shape=2,2", "x=" + joined(x),
-                     "torch_weight=" + joined(layer.weight), "y=" + joined(layer(x))])
+        layer.weight.copy_(tensor_of([1, 3, 2, 4], (2, 2)))
+    x = tensor_of([1, 2, 0, 1], (2, 2))
+    return "|".join(["CASE", "name=square_trap", "x_shape=2,2", "x=" + tensor_text(x),
+                     "torch_weight=" + tensor_text(layer.weight), "y=" + tensor_text(layer(x))])
 
 
 def render():
     lines = ["# Chapter 19 reference (tests/reference/make_linear_reference.py): torch %s, "
              "float64, torch.nn.functional.linear with weight W.T, torch.autograd"
              % torch.__version__.split("+")[0]]
-    lines.append(case("fixture", tensor([1, 2, 0, 0, 1, -1], (2, 3)),
-                      tensor([1, -1, 2, 0, 0, 3], (3, 2)), tensor([0.5, -0.5], (2,)),
-                      tensor([1, 0, 2, -1], (2, 2))))
+    lines.append(case("fixture", tensor_of([1, 2, 0, 0, 1, -1], (2, 3)),
+                      tensor_of([1, -1, 2, 0, 0, 3], (3, 2)), tensor_of([0.5, -0.5], (2,)),
+                      tensor_of([1, 0, 2, -1], (2, 2))))
     for seed, (batch, tokens, d_in, d_out, bias) in [(19, (2, 3, 5, 4, True)),
                                                       (1901, (1, 4, 3, 6, False))]:
         rng = SplitMix64(seed)
@@ -97,8 +79,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_linear_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from fractions import Fraction
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, write_or_check  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch42_orders.txt"
 N, K, M = 97, 257, 65
@@ -58,5 +58,4 @@ def reference():
 
 
 if __name__ == "__main__":
-    sys.exit(write_or_check(DATA, reference(), "--check" in sys.argv[1:],
-                            "/usr/bin/python3 tests/reference/make_matmul_order_reference.py"))
+    sys.exit(script_main(sys.argv[1:], DATA, reference, __file__))

@@ -23,7 +23,7 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import numpy as np
 
 from tensor_common import tensor_line as line, uniform_array as uniform
-from text_common import SplitMix64, write_or_check
+from text_common import SplitMix64, script_main
 
 DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch11_matmul.txt"
 SEED = 11
@@ -44,11 +44,9 @@ def render():
     return "\n".join(lines) + "\n"
 
 
-def main():
-    check = "--check" in sys.argv[1:]
-    return write_or_check(DATA, render(), check,
-                          "/usr/bin/python3 tests/reference/make_matmul_reference.py")
+def main(argv):
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

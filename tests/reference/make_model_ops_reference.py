@@ -29,55 +29,28 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from reference_common import drawn, drawn_ids, shape_text, tensor_text  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch16_model_ops.txt"
 
 
-def number(value):
-    return "%.17g" % float(value)
-
-
-def joined(values):
-    return ",".join(number(v) for v in values)
-
-
-def shape_text(shape):
-    return ",".join(str(d) for d in shape)
-
-
-def flat(t):
-    return t.detach().reshape(-1).tolist()
-
-
 def line(name, op, x, value, gradient, ids=None, weights=None):
     fields = ["CASE", "name=" + name, "op=" + op, "shape=" + shape_text(x.shape),
-              "input=" + joined(flat(x))]
+              "input=" + tensor_text(x)]
     if ids is not None:
         fields += ["ids_shape=" + shape_text(ids.shape),
                    "ids=" + ",".join(str(int(i)) for i in ids.reshape(-1).tolist())]
     if weights is not None:
-        fields += ["weights_shape=" + shape_text(weights.shape), "weights=" + joined(flat(weights))]
-    fields += ["value=" + joined(flat(value)), "gradient=" + joined(flat(gradient))]
+        fields += ["weights_shape=" + shape_text(weights.shape), "weights=" + tensor_text(weights)]
+    fields += ["value=" + tensor_text(value), "gradient=" + tensor_text(gradient)]
     return "|".join(fields)
-
-
-def tensor(rng, shape, low=-2.0, high=2.0):
-    count = 1
-    for d in shape:
-        count *= d
-    return torch.tensor(uniform(rng, count, low, high), dtype=torch.float64).reshape(shape)
-
-
-def ids_tensor(rng, shape, vocab):
-    count = shape[0] * shape[1]
-    return torch.tensor([rng.below(vocab) for _ in range(count)], dtype=torch.int64).reshape(shape)
 
 
 def weighted(name, op, x, f, rng, ids=None):
     x = x.clone().requires_grad_(True)
     out = f(x)
-    weights = tensor(rng, tuple(out.shape))
+    weights = drawn(rng, tuple(out.shape), -2.0, 2.0)
     (out * weights).sum().backward()
     return line(name, op, x, out, x.grad, ids=ids, weights=weights)
 
@@ -94,22 +67,22 @@ def render():
              "float64, torch.nn.functional and torch.autograd" % torch.__version__.split("+")[0]]
     for seed, (b, t, v, d) in [(16, (2, 3, 5, 4)), (1601, (3, 2, 7, 3))]:
         rng = SplitMix64(seed)
-        table = tensor(rng, (v, d))
-        ids = ids_tensor(rng, (b, t), v)
+        table = drawn(rng, (v, d), -2.0, 2.0)
+        ids = drawn_ids(rng, (b, t), v)
         ids[0, 1] = ids[0, 0]  # one row used twice: its gradient is the sum of both
         lines.append(weighted("embedding_%d" % seed, "embedding", table,
                               lambda w: F.embedding(ids, w), rng, ids=ids))
-        x = tensor(rng, (b, t, d), -6.0, 6.0)
+        x = drawn(rng, (b, t, d), -6.0, 6.0)
         lines.append(weighted("silu_%d" % seed, "silu", x, F.silu, rng))
-        z = tensor(rng, (b, t, v), -4.0, 4.0)
+        z = drawn(rng, (b, t, v), -4.0, 4.0)
         lines.append(weighted("log_softmax_%d" % seed, "log_softmax", z,
                               lambda a: F.log_softmax(a, dim=-1), rng))
-        targets = ids_tensor(rng, (b, t), v)
-        logits = tensor(rng, (b, t, v), -4.0, 4.0)
+        targets = drawn_ids(rng, (b, t), v)
+        logits = drawn(rng, (b, t, v), -4.0, 4.0)
         lines.append(scalar("cross_entropy_%d" % seed, "cross_entropy", logits,
                             lambda a: F.cross_entropy(a.reshape(-1, v), targets.reshape(-1)),
                             ids=targets))
-        m = tensor(rng, (b, t))
+        m = drawn(rng, (b, t), -2.0, 2.0)
         lines.append(scalar("mean_%d" % seed, "mean", m, lambda a: a.mean()))
     # Logits of ±1e4: exp overflows at 710, so only a shifted log-sum-exp gets these right.
     extreme = torch.tensor([[[1e4, -1e4, 0.0], [-1e4, 1e4, 1e4]]], dtype=torch.float64)
@@ -121,8 +94,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_model_ops_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ Records (numbers with 17 significant digits, lists comma-separated, row-major):
     STEP|t=..|name=..|values=..               values after AdamW step t
 """
 
+import math
 import sys
 from pathlib import Path
 
@@ -31,7 +32,7 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from text_common import SplitMix64, joined, number, script_main, uniform  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "models" / "ch23_ngram.txt"
 V, N, D, H, B = 11, 3, 4, 5, 7
@@ -40,21 +41,6 @@ SHAPES = [(V, D), (N * D, H), (H,), (H, V), (V,)]
 HYPER = dict(lr=0.01, betas=(0.9, 0.999), eps=1e-8)
 DECAY = 0.1
 STEPS = 3
-
-
-def number(value):
-    return "%.17g" % float(value)
-
-
-def joined(values):
-    return ",".join(number(v) for v in values)
-
-
-def count(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def loss_of(params, contexts, targets):
@@ -66,7 +52,7 @@ def loss_of(params, contexts, targets):
 
 def render():
     rng = SplitMix64(23)
-    values = [torch.tensor(uniform(rng, count(s)), dtype=torch.float64).reshape(s) for s in SHAPES]
+    values = [torch.tensor(uniform(rng, math.prod(s)), dtype=torch.float64).reshape(s) for s in SHAPES]
     contexts = torch.tensor([int(rng.below(V)) for _ in range(B * N)]).reshape(B, N)
     targets = torch.tensor([int(rng.below(V)) for _ in range(B)])
     lines = ["# Chapter 23 reference (tests/reference/make_ngram_reference.py): torch %s, float64"
@@ -102,8 +88,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_ngram_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -26,56 +26,46 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from reference_common import drawn, tensor_text  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "nn" / "ch24_ch25_nn.txt"
 
 
-def joined(t):
-    return ",".join("%.17g" % float(v) for v in t.detach().reshape(-1).tolist())
-
-
-def draw(rng, shape, low=-2.0, high=2.0):
-    count = 1
-    for d in shape:
-        count *= d
-    return torch.tensor(uniform(rng, count, low, high), dtype=torch.float64).reshape(shape)
-
-
 def rms_case(name, seed, rows, width, eps, zero_row=False, scale=1.0):
     rng = SplitMix64(seed)
-    x = draw(rng, (rows, width)) * scale
+    x = drawn(rng, (rows, width), -2.0, 2.0) * scale
     if zero_row:
         x[1] = 0.0
-    g = draw(rng, (width,))
-    w = draw(rng, (rows, width))
+    g = drawn(rng, (width,), -2.0, 2.0)
+    w = drawn(rng, (rows, width), -2.0, 2.0)
     x.requires_grad_(True)
     g.requires_grad_(True)
     y = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * g
     (y * w).sum().backward()
     return "|".join(["CASE", "name=" + name, "kind=rms_norm", "rows=%d" % rows,
-                     "width=%d" % width, "epsilon=%.17g" % eps, "x=" + joined(x),
-                     "gain=" + joined(g), "weights=" + joined(w), "value=" + joined(y),
-                     "x_gradient=" + joined(x.grad), "gain_gradient=" + joined(g.grad)])
+                     "width=%d" % width, "epsilon=%.17g" % eps, "x=" + tensor_text(x),
+                     "gain=" + tensor_text(g), "weights=" + tensor_text(w), "value=" + tensor_text(y),
+                     "x_gradient=" + tensor_text(x.grad), "gain_gradient=" + tensor_text(g.grad)])
 
 
 def residual_case(name, seed, rows, width, depth, identity):
     rng = SplitMix64(seed)
-    x = draw(rng, (rows, width), -1.0, 1.0).requires_grad_(True)
-    ws = [draw(rng, (width, width), -0.5, 0.5).requires_grad_(True) for _ in range(depth)]
-    bs = [draw(rng, (width,), -0.5, 0.5) for _ in range(depth)]
-    weights = draw(rng, (rows, width))
+    x = drawn(rng, (rows, width), -1.0, 1.0).requires_grad_(True)
+    ws = [drawn(rng, (width, width), -0.5, 0.5).requires_grad_(True) for _ in range(depth)]
+    bs = [drawn(rng, (width,), -0.5, 0.5) for _ in range(depth)]
+    weights = drawn(rng, (rows, width), -2.0, 2.0)
     h = x
     for w, b in zip(ws, bs):
         f = F.silu(h @ w + b)
         h = h + f if identity else f
     (h * weights).sum().backward()
     fields = ["CASE", "name=" + name, "kind=residual", "rows=%d" % rows, "width=%d" % width,
-              "depth=%d" % depth, "identity=%d" % int(identity), "x=" + joined(x)]
-    fields += ["w%d=%s" % (i, joined(w)) for i, w in enumerate(ws)]
-    fields += ["b%d=%s" % (i, joined(b)) for i, b in enumerate(bs)]
-    fields += ["weights=" + joined(weights), "value=" + joined(h),
-               "x_gradient=" + joined(x.grad), "w0_gradient=" + joined(ws[0].grad)]
+              "depth=%d" % depth, "identity=%d" % int(identity), "x=" + tensor_text(x)]
+    fields += ["w%d=%s" % (i, tensor_text(w)) for i, w in enumerate(ws)]
+    fields += ["b%d=%s" % (i, tensor_text(b)) for i, b in enumerate(bs)]
+    fields += ["weights=" + tensor_text(weights), "value=" + tensor_text(h),
+               "x_gradient=" + tensor_text(x.grad), "w0_gradient=" + tensor_text(ws[0].grad)]
     return "|".join(fields)
 
 
@@ -93,8 +83,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_norm_residual_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

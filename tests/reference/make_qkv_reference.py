@@ -32,24 +32,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from reference_common import drawn, tensor_of, tensor_text  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "nn" / "ch26_qkv.txt"
-
-
-def joined(t):
-    return ",".join("%.17g" % float(v) for v in t.detach().reshape(-1).tolist())
-
-
-def tensor(values, shape):
-    return torch.tensor(values, dtype=torch.float64).reshape(shape)
-
-
-def drawn(rng, shape):
-    count = 1
-    for d in shape:
-        count *= d
-    return tensor(uniform(rng, count), shape)
 
 
 def case(name, x, ws, gs):
@@ -69,15 +55,15 @@ def case(name, x, ws, gs):
     gap = max(float((a - b).abs().max()) for a, b in zip(separate, fused))
     return "|".join(
         ["CASE", "name=" + name, "x_shape=" + ",".join(str(s) for s in x.shape),
-         "d=%d" % d, "x=" + joined(x)]
-        + ["%s=%s" % (k, joined(w)) for k, w in zip(("w_q", "w_k", "w_v"), ws)]
-        + ["%s=%s" % (k, joined(g)) for k, g in zip(("g_q", "g_k", "g_v"), gs)]
-        + ["%s=%s" % (k, joined(p)) for k, p in zip(("q", "k", "v"), separate)]
-        + ["dx=" + joined(xs.grad)]
-        + ["%s=%s" % (k, joined(w.grad)) for k, w in zip(("dw_q", "dw_k", "dw_v"), wsep)]
-        + ["in_proj_weight=" + joined(attention.in_proj_weight),
-           "d_in_proj_weight=" + joined(attention.in_proj_weight.grad),
-           "dx_fused=" + joined(xf.grad),
+         "d=%d" % d, "x=" + tensor_text(x)]
+        + ["%s=%s" % (k, tensor_text(w)) for k, w in zip(("w_q", "w_k", "w_v"), ws)]
+        + ["%s=%s" % (k, tensor_text(g)) for k, g in zip(("g_q", "g_k", "g_v"), gs)]
+        + ["%s=%s" % (k, tensor_text(p)) for k, p in zip(("q", "k", "v"), separate)]
+        + ["dx=" + tensor_text(xs.grad)]
+        + ["%s=%s" % (k, tensor_text(w.grad)) for k, w in zip(("dw_q", "dw_k", "dw_v"), wsep)]
+        + ["in_proj_weight=" + tensor_text(attention.in_proj_weight),
+           "d_in_proj_weight=" + tensor_text(attention.in_proj_weight.grad),
+           "dx_fused=" + tensor_text(xf.grad),
            "max_separate_vs_fused=%.17g" % gap])
 
 
@@ -86,11 +72,11 @@ def render():
              "float64, F.linear per projection and nn.MultiheadAttention.in_proj_weight, "
              "torch.autograd" % torch.__version__.split("+")[0]]
     square = (2, 2)
-    lines.append(case("fixture", tensor([1, 2, 3, -1], square),
-                      [tensor([1, 0, 2, -1], square), tensor([0, 3, 1, 1], square),
-                       tensor([2, 1, 0, -2], square)],
-                      [tensor([1, 0, 0, 1], square), tensor([0, 1, 1, 0], square),
-                       tensor([1, 1, 0, -1], square)]))
+    lines.append(case("fixture", tensor_of([1, 2, 3, -1], square),
+                      [tensor_of([1, 0, 2, -1], square), tensor_of([0, 3, 1, 1], square),
+                       tensor_of([2, 1, 0, -2], square)],
+                      [tensor_of([1, 0, 0, 1], square), tensor_of([0, 1, 1, 0], square),
+                       tensor_of([1, 1, 0, -1], square)]))
     for seed, (batch, tokens, d) in [(26, (2, 3, 4)), (2601, (1, 5, 6))]:
         rng = SplitMix64(seed)
         x = drawn(rng, (batch, tokens, d))
@@ -101,8 +87,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_qkv_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

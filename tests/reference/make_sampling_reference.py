@@ -41,7 +41,7 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import numpy as np
 import torch
 
-from text_common import SplitMix64, write_or_check
+from text_common import SplitMix64, script_main
 
 DATA = Path(__file__).resolve().parent / "data" / "generation" / "ch36_sampling.txt"
 DRAWS = 16
@@ -121,9 +121,7 @@ def render():
 
 
 def main(argv):
-    DATA.parent.mkdir(parents=True, exist_ok=True)
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_sampling_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,8 @@ from pathlib import Path
 import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 
+from text_common import number, script_main
+
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch14_scalar_autodiff.txt"
 
 
@@ -56,10 +58,6 @@ CASES = [
 ]
 
 
-def number(value):
-    return "%.17g" % float(value)
-
-
 def render():
     lines = ["# Chapter 14 reference (tests/reference/make_scalar_autodiff_reference.py): "
              "torch %s, float64, torch.autograd" % torch.__version__.split("+")[0]]
@@ -74,19 +72,7 @@ def render():
 
 
 def main(argv):
-    text = render()
-    if "--check" in argv:
-        if not DATA.exists() or DATA.read_text(encoding="ascii") != text:
-            print("ch14_scalar_autodiff: %s is stale; run /usr/bin/python3 %s and commit the result"
-                  % (DATA, Path(__file__).name))
-            return 1
-        print("ch14_scalar_autodiff: %s is current (%d lines)" % (DATA.name, text.count("\n")))
-        return 0
-    temporary = DATA.with_suffix(".tmp")
-    temporary.write_text(text, encoding="ascii")
-    temporary.replace(DATA)
-    print("ch14_scalar_autodiff: wrote %s (%d lines)" % (DATA, text.count("\n")))
-    return 0
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

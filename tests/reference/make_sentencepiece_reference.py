@@ -64,6 +64,7 @@ from pathlib import Path
 
 import make_bpe_reference as bpe
 import make_tokenizer_reference as rule
+from text_common import script_main
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch04_sentencepiece.txt"
 
@@ -180,18 +181,7 @@ def main(argv):
     except ImportError:
         print("ch04_sentencepiece: python3-sentencepiece is missing for %s" % sys.executable)
         return 1
-    if "--check" in argv:
-        if not DATA.exists() or DATA.read_text(encoding="ascii") != text:
-            print("ch04_sentencepiece: %s is stale; run /usr/bin/python3 %s and commit the "
-                  "result" % (DATA, Path(__file__).name))
-            return 1
-        print("ch04_sentencepiece: %s is current (%d lines)" % (DATA.name, text.count("\n")))
-        return 0
-    temporary = DATA.with_suffix(".tmp")
-    temporary.write_text(text, encoding="ascii")
-    temporary.replace(DATA)
-    print("ch04_sentencepiece: wrote %s (%d lines)" % (DATA, text.count("\n")))
-    return 0
+    return script_main(argv, DATA, lambda: text, __file__)
 
 
 if __name__ == "__main__":

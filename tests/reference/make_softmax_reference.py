@@ -32,7 +32,7 @@ import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every
 import numpy as np
 import torch
 
-from text_common import SplitMix64, write_or_check
+from text_common import SplitMix64, script_main
 
 DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch12_softmax.txt"
 ROWS, WIDTH, SEED = 6, 9, 12
@@ -89,8 +89,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_softmax_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

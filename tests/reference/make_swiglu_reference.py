@@ -27,8 +27,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from make_linear_reference import drawn, joined, shape_text, tensor  # noqa: E402
-from text_common import SplitMix64, write_or_check  # noqa: E402
+from reference_common import drawn, shape_text, tensor_of, tensor_text  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "nn" / "ch20_swiglu.txt"
 
@@ -38,21 +38,21 @@ def case(name, x, w1, w3, w2, g):
     x, w1, w3, w2 = leaves
     y = (F.silu(x @ w1) * (x @ w3)) @ w2
     (y * g).sum().backward()
-    return "|".join(["CASE", "name=" + name, "x_shape=" + shape_text(x), "x=" + joined(x),
-                     "d_ff=%d" % w1.shape[1], "w1=" + joined(w1), "w3=" + joined(w3),
-                     "w2=" + joined(w2), "g=" + joined(g), "y=" + joined(y),
-                     "dx=" + joined(x.grad), "dw1=" + joined(w1.grad),
-                     "dw3=" + joined(w3.grad), "dw2=" + joined(w2.grad)])
+    return "|".join(["CASE", "name=" + name, "x_shape=" + shape_text(x.shape), "x=" + tensor_text(x),
+                     "d_ff=%d" % w1.shape[1], "w1=" + tensor_text(w1), "w3=" + tensor_text(w3),
+                     "w2=" + tensor_text(w2), "g=" + tensor_text(g), "y=" + tensor_text(y),
+                     "dx=" + tensor_text(x.grad), "dw1=" + tensor_text(w1.grad),
+                     "dw3=" + tensor_text(w3.grad), "dw2=" + tensor_text(w2.grad)])
 
 
 def render():
     lines = ["# Chapter 20 reference (tests/reference/make_swiglu_reference.py): torch %s, "
              "float64, F.silu and matmul, torch.autograd" % torch.__version__.split("+")[0]]
     ln3 = math.log(3.0)
-    lines.append(case("fixture", tensor([1, 0, 0, 1], (2, 2)),
-                      tensor([0, ln3, -ln3, ln3, 0, 0], (2, 3)),
-                      tensor([1, 2, 4, 2, 1, 1], (2, 3)),
-                      tensor([1, 0, 0, 1, 1, 1], (3, 2)), torch.ones(2, 2, dtype=torch.float64)))
+    lines.append(case("fixture", tensor_of([1, 0, 0, 1], (2, 2)),
+                      tensor_of([0, ln3, -ln3, ln3, 0, 0], (2, 3)),
+                      tensor_of([1, 2, 4, 2, 1, 1], (2, 3)),
+                      tensor_of([1, 0, 0, 1, 1, 1], (3, 2)), torch.ones(2, 2, dtype=torch.float64)))
     for seed, (batch, tokens, d_model, d_ff) in [(20, (2, 3, 4, 16)), (2001, (1, 5, 3, 8))]:
         rng = SplitMix64(seed)
         x = 2.0 * drawn(rng, (batch, tokens, d_model))  # SiLU arguments well past ±1
@@ -65,8 +65,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_swiglu_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -21,13 +21,15 @@ shapes and inputs and gradients `;`-separated per input (row-major values, comma
 separated; a rank-0 shape is written `scalar`), numbers with 17 significant digits.
 """
 
+import math
 import sys
 from pathlib import Path
 
 import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import torch
 
-from text_common import SplitMix64, uniform, write_or_check
+from reference_common import tensor_text
+from text_common import SplitMix64, number, script_main, uniform
 
 DATA = Path(__file__).resolve().parent / "data" / "autograd" / "ch15_tape.txt"
 
@@ -50,21 +52,6 @@ def seeded(seed, count):
     return uniform(SplitMix64(seed), count)
 
 
-def numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
-
-
-def number(value):
-    return "%.17g" % float(value)
-
-
-def values(t):
-    return ",".join(number(v) for v in t.detach().reshape(-1).tolist())
-
-
 def shape_text(shape):
     return "x".join(str(d) for d in shape) or "scalar"
 
@@ -72,8 +59,8 @@ def shape_text(shape):
 def line(name, shapes, inputs, weights, loss):
     loss.backward()
     return "CASE|op=%s|shapes=%s|inputs=%s|weights=%s|loss=%s|gradients=%s" % (
-        name, ";".join(shape_text(s) for s in shapes), ";".join(values(t) for t in inputs),
-        weights, number(loss.item()), ";".join(values(t.grad) for t in inputs))
+        name, ";".join(shape_text(s) for s in shapes), ";".join(tensor_text(t) for t in inputs),
+        weights, number(loss.item()), ";".join(tensor_text(t.grad) for t in inputs))
 
 
 def leaf(shape, data):
@@ -90,16 +77,15 @@ def render():
     lines.append(line("fixture", [(2, 2), (2, 2), (2,)], [x, w, b], "", loss))
     for k, (name, shapes, op) in enumerate(OPS):
         base = 1500 + 10 * k
-        inputs = [leaf(s, seeded(base + i, numel(s))) for i, s in enumerate(shapes)]
+        inputs = [leaf(s, seeded(base + i, math.prod(s))) for i, s in enumerate(shapes)]
         y = op(*inputs)
         c = torch.tensor(seeded(base + 9, y.numel()), dtype=torch.float64).reshape(y.shape)
-        lines.append(line(name, shapes, inputs, values(c), (y * c).sum()))
+        lines.append(line(name, shapes, inputs, tensor_text(c), (y * c).sum()))
     return "\n".join(lines) + "\n"
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_tape_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

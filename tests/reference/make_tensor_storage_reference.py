@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
 import numpy as np
 
-from text_common import SplitMix64, write_or_check
+from text_common import SplitMix64, script_main
 
 DATA = Path(__file__).resolve().parent / "data" / "tensor" / "ch08_tensor_storage.txt"
 SEED = 0x08C0FFEE
@@ -86,8 +86,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_tensor_storage_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

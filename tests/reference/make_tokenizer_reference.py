@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from text_common import SplitMix64  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch04_tokenizer.txt"
 SEED = 20261204
@@ -113,19 +113,7 @@ def render():
 
 
 def main(argv):
-    text = render()
-    if "--check" in argv:
-        if not DATA.exists() or DATA.read_text(encoding="ascii") != text:
-            print("ch04_tokenizer: %s is stale; run /usr/bin/python3 %s and commit the result"
-                  % (DATA, Path(__file__).name))
-            return 1
-        print("ch04_tokenizer: %s is current (%d lines)" % (DATA.name, text.count("\n")))
-        return 0
-    temporary = DATA.with_suffix(".tmp")
-    temporary.write_text(text, encoding="ascii")
-    temporary.replace(DATA)
-    print("ch04_tokenizer: wrote %s (%d lines)" % (DATA, text.count("\n")))
-    return 0
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

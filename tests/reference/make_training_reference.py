@@ -39,7 +39,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from decoder_reference import DecoderConfig, loss, parameter_specs  # noqa: E402
 from make_batches_reference import epoch_order  # noqa: E402
-from text_common import SplitMix64, uniform, write_or_check  # noqa: E402
+from text_common import SplitMix64, joined, number, script_main, uniform  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "training" / "ch33_training.txt"
 CONFIG = DecoderConfig(vocab_size=12, model_width=8, heads=2, layers=1, hidden_width=16,
@@ -47,14 +47,6 @@ CONFIG = DecoderConfig(vocab_size=12, model_width=8, heads=2, layers=1, hidden_w
 T, STRIDE, B = 6, 3, 4
 PEAK, FLOOR, WARMUP, STEPS, CLIP = 1e-2, 1e-3, 5, 50, 1.0
 BETAS, ADAM_EPS, DECAY, EVERY, SEED = (0.9, 0.999), 1e-8, 0.1, 10, 3301
-
-
-def number(value):
-    return "%.17g" % float(value)
-
-
-def joined(values):
-    return ",".join(number(v) for v in values)
 
 
 def draw_sequences(rng, count):
@@ -168,8 +160,7 @@ def render():
 
 
 def main(argv):
-    return write_or_check(DATA, render(), "--check" in argv,
-                          "/usr/bin/python3 tests/reference/make_training_reference.py")
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from text_common import SplitMix64  # noqa: E402
+from text_common import SplitMix64, script_main  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "text" / "ch01_utf8.txt"
 SEED = 20261201
@@ -116,19 +116,7 @@ def render():
 
 
 def main(argv):
-    text = render()
-    if "--check" in argv:
-        if DATA.read_text(encoding="ascii") != text:
-            print("ch01_utf8: %s is stale; run /usr/bin/python3 %s and commit the result"
-                  % (DATA, Path(__file__).name))
-            return 1
-        print("ch01_utf8: %s is current (%d lines)" % (DATA.name, text.count("\n")))
-        return 0
-    temporary = DATA.with_suffix(".tmp")
-    temporary.write_text(text, encoding="ascii")
-    temporary.replace(DATA)
-    print("ch01_utf8: wrote %s (%d lines)" % (DATA, text.count("\n")))
-    return 0
+    return script_main(argv, DATA, render, __file__)
 
 
 if __name__ == "__main__":

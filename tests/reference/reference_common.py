@@ -21,6 +21,8 @@ import re
 
 import torch
 
+from text_common import joined, uniform
+
 SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
 DATA_DIR = os.path.join(SCRIPT_DIR, "data")
 
@@ -108,6 +110,37 @@ def parse_case(text):
 
 def scalar(value, dtype=torch.float64):
     return torch.tensor(float(value), dtype=dtype)
+
+
+# ----------------------------------------------------------------------------------------
+# Tensors drawn and printed by the chapter scripts (make_*_reference.py)
+# ----------------------------------------------------------------------------------------
+
+def tensor_of(values, shape):
+    """A float64 tensor of `shape` holding `values` in row-major order."""
+    return torch.tensor(values, dtype=torch.float64).reshape(shape)
+
+
+def drawn(rng, shape, low=-1.0, high=1.0):
+    """A float64 tensor of `shape`, its values uniform in [low, high) from the SplitMix64
+    `rng` (text_common.uniform), drawn in row-major order."""
+    return tensor_of(uniform(rng, math.prod(shape), low, high), shape)
+
+
+def drawn_ids(rng, shape, vocab):
+    """A torch.long tensor of `shape`, its ids rng.below(vocab), drawn in row-major order."""
+    return torch.tensor([rng.below(vocab) for _ in range(math.prod(shape))],
+                        dtype=torch.long).reshape(shape)
+
+
+def shape_text(shape):
+    """`a,b,c`: the extents of `shape`, comma-separated."""
+    return ",".join(str(d) for d in shape)
+
+
+def tensor_text(tensor):
+    """The values of `tensor` in row-major order as text_common.joined prints them."""
+    return joined(tensor.detach().reshape(-1).tolist())
 
 
 # ----------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from text_common import uniform
+from text_common import joined, uniform
 
 
 def uniform_array(rng, shape):
@@ -15,5 +15,4 @@ def tensor_line(name, array):
     """`name|shape=[d0,d1]|values=v0,v1,...`, each value with 17 significant digits."""
     array = np.asarray(array, dtype=np.float64)
     shape = ",".join(str(n) for n in array.shape)
-    values = ",".join("%.17g" % v for v in array.reshape(-1))
-    return "%s|shape=[%s]|values=%s" % (name, shape, values)
+    return "%s|shape=[%s]|values=%s" % (name, shape, joined(array.reshape(-1)))

@@ -1,11 +1,14 @@
 """What the reference scripts share (standard library only, no NumPy or torch).
 
 SplitMix64 (Steele, Lea and Flood 2014, as in Vigna's splitmix64.c) draws the scripts'
-random cases, so a case is a function of its seed alone; uniform() turns its draws into
-doubles; write_or_check writes a data file atomically or, with --check, fails when the
-committed one differs; corpus_main is the command line of a script that reads the corpus.
+random cases, so a case is a function of its seed alone; unit(), uniform() and
+standard_normal() turn its draws into doubles; number() and joined() print them as every
+data file does (17 significant digits, enough to round-trip a double); write_or_check writes
+a data file atomically or, with --check, fails when the committed one differs; script_main
+and corpus_main are the command lines of a script without and with the corpus argument.
 """
 
+import math
 import os
 import sys
 import tempfile
@@ -31,28 +34,62 @@ class SplitMix64:
         return self.next() % n
 
 
+def unit(rng):
+    """One double in [0, 1): the top 53 bits of a draw, times 2^-53."""
+    return (rng.next() >> 11) * 2.0 ** -53
+
+
 def uniform(rng, count, low=-1.0, high=1.0):
-    """`count` doubles in [low, high): the top 53 bits of each draw as u in [0, 1), then
-    low + (high - low) * u (exact for the power-of-two widths the scripts use)."""
-    return [low + (high - low) * ((rng.next() >> 11) * 2.0 ** -53) for _ in range(count)]
+    """`count` doubles in [low, high): unit(rng) as u, then low + (high - low) * u (exact for
+    the power-of-two widths the scripts use)."""
+    return [low + (high - low) * unit(rng) for _ in range(count)]
+
+
+def standard_normal(rng):
+    """One N(0, 1) draw by Box–Muller, cosine branch: two unit() draws per normal (as
+    llmfs::nn draws its normal initializers, chapter 17)."""
+    u1, u2 = unit(rng), unit(rng)
+    return math.sqrt(-2.0 * math.log(1.0 - u1)) * math.cos(2.0 * math.pi * u2)
+
+
+def number(value):
+    """A value with 17 significant digits: every double round-trips."""
+    return "%.17g" % float(value)
+
+
+def joined(values):
+    """Values as number() prints them, comma-separated."""
+    return ",".join(number(v) for v in values)
 
 
 def write_or_check(data: Path, text: str, check: bool, rerun: str) -> int:
     """With check: 0 when `data` holds exactly `text`, else 1 naming `rerun`, the command
-    that rewrites it. Without: writes `text` to a temporary file beside `data` and renames
-    it over `data`, so a failed run never leaves half a file. Returns the exit code."""
+    that rewrites it. Without: writes `text` to a temporary file beside `data` (creating
+    its folder) and renames it over `data`, so a failed run never leaves half a file; the
+    file gets the permissions the umask gives a new file. Returns the exit code."""
     if check:
         if not data.exists() or data.read_text(encoding="utf-8") != text:
             print("%s is stale: run %s and commit the result" % (data, rerun), file=sys.stderr)
             return 1
         print("%s is current" % data.name)
         return 0
+    data.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=data.parent, prefix=data.name + ".")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(temporary, 0o666 & ~umask)  # mkstemp made it private to its owner
     os.replace(temporary, data)
     print("wrote %s" % data)
     return 0
+
+
+def script_main(argv, data: Path, render, script: str) -> int:
+    """`script [--check]`: writes (or checks) `data` with render(); `script` is the
+    caller's __file__, named in the rerun command."""
+    return write_or_check(data, render(), "--check" in argv,
+                          "/usr/bin/python3 tests/reference/%s" % Path(script).name)
 
 
 def corpus_main(argv, usage: str, reference, data: Path, script: str) -> int:
