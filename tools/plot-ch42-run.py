@@ -11,15 +11,12 @@ by step, the selected step marked) and OUT.txt (the results and the samples as r
 chapter shows). Wall-clock values appear in the text only. Both written atomically.
 """
 
-import importlib.util
 import json
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("plot_ch39_run", os.path.join(HERE, "plot-ch39-run.py"))
-ch39 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ch39)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from long_run import eval_lines, loss_figure, run_main, sample_lines, training_lines  # noqa: E402
 
 
 def tables(config, evals, summary, samples, ch39_summary):
@@ -29,40 +26,32 @@ def tables(config, evals, summary, samples, ch39_summary):
              "# region: fast-run-results",
              "model: V = %d, d = %d, h = %d, N = %d, d_ff = %d, T = %d: %d parameters (%s attention)"
              % (config["V"], config["d"], config["h"], config["N"], config["d_ff"], config["T"],
-                summary["parameters"], config["attention"]),
-             "training: %d steps of B = %d (%d tokens, %.2f epochs of %d), AdamW peak %g, floor %g,"
-             % (config["steps"], config["B"], summary["train_tokens_seen"],
-                summary["train_tokens_seen"] / config["train_tokens"], config["train_tokens"],
-                config["peak"], config["floor"]),
-             "          warmup %d, clip %g, seed %d; %d matmul threads"
-             % (config["warmup"], config["clip"], config["seed"], summary["matmul_threads"]),
-             "time: %.0f s wall (%.0f tokens/s) for the training loop with its validations"
-             % (summary["train_wall_s"], summary["tokens_per_wall_s"]),
-             ""] + ch39.eval_lines(evals, summary)
+                summary["parameters"], config["attention"])]
+    lines += training_lines(config, summary)
+    lines += ["time: %.0f s wall (%.0f tokens/s) for the training loop with its validations"
+              % (summary["train_wall_s"], summary["tokens_per_wall_s"]),
+              ""] + eval_lines(evals, summary)
     lines += ["  %.6f bits per byte (chapter 39's model, %d parameters: %.6f)"
               % (summary["validation_bpb"], ch39_summary["parameters"], ch39_summary["validation_bpb"]),
               "# endregion: fast-run-results",
               "# region: fast-run-samples"]
-    lines += ch39.sample_lines(samples)
+    lines += sample_lines(samples)
     lines.append("# endregion: fast-run-samples")
     return "\n".join(lines) + "\n"
 
 
-def main(argv):
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
-        return 2
-    log = argv[0]
-    run = ch39.read_run(log, "plot-ch42-run")
-    if run is None:
-        return 1
+def render(run, ch39_summary_path):
+    """The figure and the tables, chapter 39's model from its summary."""
     config, steps, evals, summary, samples = run
-    other = os.path.join(os.path.dirname(os.path.abspath(log)), "ch39-summary.json")
-    ch39_summary = json.load(open(other, encoding="utf-8"))
-    ch39.write(argv[1] + ".svg", ch39.figure(config, steps, evals, summary["selected_step"],
-                                             "the chapter 42 run"))
-    ch39.write(argv[1] + ".txt", tables(config, evals, summary, samples, ch39_summary))
-    return 0
+    with open(ch39_summary_path, encoding="utf-8") as f:
+        ch39_summary = json.load(f)
+    return (loss_figure(config, steps, evals, summary["selected_step"], "the chapter 42 run"),
+            tables(config, evals, summary, samples, ch39_summary))
+
+
+def main(argv):
+    return run_main(argv, __doc__.strip().splitlines()[2].strip(), "plot-ch42-run",
+                    "ch39-summary.json", render)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,11 @@ atomically, from the second argument PREFIX:
               wall-clock time and tokens per second (never in a golden).
 """
 
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from long_run import read_records, write  # noqa: E402
 from plot_axes import LEFT, WIDTH, axes  # noqa: E402
 
 
@@ -25,7 +25,7 @@ def main(argv):
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    records = [json.loads(line) for line in open(argv[0], encoding="utf-8") if line.strip()]
+    records = read_records(argv[0])
     config = next(r for r in records if r["kind"] == "config")
     points = [(r["step"], r["validation_bpb"]) for r in records if r["kind"] == "eval"]
     if len(points) < 2:
@@ -50,8 +50,9 @@ def main(argv):
     out.append('<text x="%.1f" y="%.1f" font-size="10" text-anchor="end" fill="currentColor">%.3f bits/byte'
                '</text>' % (X(s) - 4, Y(b) - 8, b))
     out.append("</svg>\n")
-    write_atomically(argv[1] + ".svg", "".join(out))
-    write_atomically(argv[1] + ".txt", summary(argv[0], config, records))
+    text = summary(argv[0], config, records)
+    write(argv[1] + ".svg", "".join(out))
+    write(argv[1] + ".txt", text)
     return 0
 
 
@@ -89,15 +90,6 @@ def summary(log, config, records):
         "# endregion: long-run-results",
     ]
     return "\n".join(lines) + "\n"
-
-
-def write_atomically(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""The frame both long-run plots share (tools/plot-ngram-log.py, tools/plot-training-log.py).
+"""The frame the long-run plots share (tools/plot-ngram-log.py, plot-training-log.py, and
+plot-ch39-run.py and plot-ch42-run.py through long_run.loss_figure).
 
 axes() opens an SVG in currentColor only (it follows the book's light and dark themes) with
 the two axes, a label under every x tick, y labels every `y_step` between lo and hi, and the
