@@ -3,7 +3,8 @@
 to build.
 
     nodiscard_check.py scan ROOT      declarations without [[nodiscard]] (exit 1 if any)
-    nodiscard_check.py self-test      the scan flags plain, trailing and aliased declarations
+    nodiscard_check.py self-test      the scan flags plain, trailing and aliased declarations,
+                                      and braces in literals and comments do not count
     nodiscard_check.py compile ROOT   a program that drops a result must not compile with
                                       the project's flags; the same program using it must
 
@@ -48,9 +49,69 @@ def return_patterns(root: Path) -> tuple[re.Pattern, re.Pattern]:
             re.compile(LEAD + rf"auto\s+[\w:]+\s*\(.*->\s*{returned}"))
 
 
+RAW_PREFIXES = ("R", "u8R", "uR", "UR", "LR")
+
+
+def code_only(text: str) -> str:
+    """`text` with every comment and every string, character and raw string literal blanked
+    to spaces (newlines kept, so lines keep their numbers): what is left is code, whose
+    braces can be counted. A quote inside a number (1'000) is a digit separator."""
+    out = list(text)
+    i, n = 0, len(text)
+
+    def blank(start, end):
+        for k in range(start, min(end, n)):
+            if out[k] != "\n":
+                out[k] = " "
+
+    while i < n:
+        c = text[i]
+        if text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+        elif c == '"' or (c == "'" and not number_before(text, i)):
+            word = word_before(text, i)
+            if c == '"' and word in RAW_PREFIXES:
+                open_paren = text.find("(", i)
+                close = text.find(")" + text[i + 1:open_paren] + '"', open_paren)
+                end = n if open_paren < 0 or close < 0 else close + open_paren - i + 1
+            else:
+                end = i + 1
+                while end < n and text[end] not in (c, "\n"):
+                    end += 2 if text[end] == "\\" else 1
+                end += 1
+        else:
+            i += 1
+            continue
+        blank(i, end)
+        i = end
+    return "".join(out)
+
+
+def word_before(text: str, i: int) -> str:
+    """The identifier or number that ends just before position i."""
+    start = i
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start:i]
+
+
+def number_before(text: str, i: int) -> bool:
+    """Whether a number literal ends just before i (so a quote at i separates its digits)."""
+    word = word_before(text, i)
+    return bool(word) and word[0].isdigit()
+
+
 def declarations(path: Path, only_anonymous: bool, patterns):
-    """Yield (line number, text, has_nodiscard) for each std::expected-returning declaration."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    """Yield (line number, text, has_nodiscard) for each std::expected-returning declaration.
+    Braces and `namespace {` are read from code_only(): braces in comments and literals
+    do not move the depth."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    code = code_only(text).splitlines()
     depth_anon = []  # stack of brace depths at which an anonymous namespace opened
     depth = 0
     for number, line in enumerate(lines, 1):
@@ -65,9 +126,9 @@ def declarations(path: Path, only_anonymous: bool, patterns):
             marked = "[[nodiscard]]" in line or previous.endswith("[[nodiscard]]")
             if not only_anonymous or in_anon:
                 yield number, stripped, marked
-        if re.match(r"^\s*namespace\s*\{", line):
+        if re.match(r"^\s*namespace\s*\{", code[number - 1]):
             depth_anon.append(depth)
-        depth += line.count("{") - line.count("}")
+        depth += code[number - 1].count("{") - code[number - 1].count("}")
         while depth_anon and depth <= depth_anon[-1]:
             depth_anon.pop()
 
@@ -151,19 +212,52 @@ void takes(std::expected<int, int> parameter,
            std::expected<int, int> second);
 """
 
+# Closing braces inside literals and comments must not end the anonymous namespace: line 10
+# is still inside it (flagged); line 12 is outside it (a .cpp's own declarations are checked
+# only there).
+SELF_TEST_CLOSERS = """#include <expected>
+namespace {
+const char* brace = "}";
+const char* escaped = "\\"}\\\\";
+const char quote = '}';
+const char* raw = R"x(")}")x";
+const int big = 1'000'000;  // a closing brace in a comment: }
+/* and in a block comment: }
+   } */
+std::expected<int, int> inside(int x);
+}  // namespace
+std::expected<int, int> outside(int x);
+"""
+
+# Opening braces inside literals must not keep it open: line 7 is outside it (not flagged).
+SELF_TEST_OPENERS = """#include <expected>
+namespace {
+const char* brace = "{{";
+const char quote = '{';  // {
+const long big = 1'000 + '{';
+}  // namespace
+std::expected<int, int> outside(int x);
+"""
+
+WANT = [("probe.hpp", 3), ("probe.hpp", 4), ("probe.hpp", 5), ("probe_closers.cpp", 10)]
+
 
 def self_test() -> int:
-    """The scan flags exactly the three unmarked declarations of SELF_TEST."""
+    """The scan flags exactly the three unmarked declarations of SELF_TEST and the one inside
+    SELF_TEST_CLOSERS' anonymous namespace, and nothing in SELF_TEST_OPENERS."""
     with tempfile.TemporaryDirectory() as tmp:
         fake = Path(tmp)
         (fake / "src").mkdir()
         (fake / "snippets").mkdir()
         (fake / "src" / "probe.hpp").write_text(SELF_TEST)
+        (fake / "src" / "probe_closers.cpp").write_text(SELF_TEST_CLOSERS)
+        (fake / "src" / "probe_openers.cpp").write_text(SELF_TEST_OPENERS)
         result = subprocess.run([sys.executable, __file__, "scan", str(fake)],
                                 capture_output=True, text=True)
-    flagged = sorted(int(m) for m in re.findall(r"probe\.hpp:(\d+):", result.stdout))
-    ok = result.returncode == 1 and flagged == [3, 4, 5]
-    print(f"nodiscard self-test: flagged lines {flagged} (want [3, 4, 5]): "
+    flagged = sorted((name, int(line)) for name, line in
+                     re.findall(r"src/(probe\w*\.\w+):(\d+):", result.stdout))
+    ok = result.returncode == 1 and flagged == WANT
+    print(f"nodiscard self-test: flagged {flagged} (want {WANT}): "
           f"{'ok' if ok else 'FAILED'}\n{'' if ok else result.stdout}")
     return 0 if ok else 1
 
