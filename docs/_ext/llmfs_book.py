@@ -57,6 +57,12 @@ and inline code that names an API entity becomes a link. Each shown file gets a 
 _code/PATH.html (highlighted, linked, the span in the address marked, links back to the
 chapters). furo's unbundled Debian assets are repaired for file:// (furo_assets()).
 
+An edit to the extensions themselves (docs/_ext/*.py) re-renders every page: their content's
+digest is the config value llmfs_extensions_digest, registered as "env", so Sphinx finds its
+pickled environment's config changed and reads and writes every page again (extensions_digest()).
+The diagram renderers (docs/_ext/diagrams/) are left out: each chapter that draws one notes
+its renderer as a dependency, so editing one re-renders only its chapter.
+
 Every problem (missing file, missing/duplicated/unbalanced/malformed region, bad argument,
 empty selection, malformed trace record, failing renderer) is reported as an ERROR at the
 chapter's file:line, with the file:line of the cause in the message, and fails the build
@@ -66,6 +72,7 @@ chapter's file:line, with the file:line of the cause in the message, and fails t
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import html
 import importlib.util
 import os
@@ -106,6 +113,16 @@ class BookError(Exception):
 
 
 # --------------------------------------------------------------------------- helpers
+
+def extensions_digest(folder: Path = Path(__file__).resolve().parent) -> str:
+    """SHA-256 over the name and bytes of every docs/_ext/*.py: what these extensions are.
+    A changed value is a changed "env" config value, which makes Sphinx re-read every page
+    (an edited extension would otherwise leave every unchanged page as the old code drew it)."""
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.py")):
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
 
 def _root(env) -> Path:
     return Path(env.config.llmfs_repo_root).resolve()
@@ -846,6 +863,7 @@ def setup(app):
     app.add_config_value("llmfs_stage_mathjax", True, "html")
     app.add_config_value("llmfs_normalize_css", "/usr/share/javascript/normalize.css/normalize.css", "html")
     app.add_config_value("llmfs_api_dir", "", "env")
+    app.add_config_value("llmfs_extensions_digest", extensions_digest(), "env")
     app.add_domain(_book_cpp_domain(), override=True)
     app.add_directive("region", RegionDirective)
     app.add_directive("demo-output", DemoOutputDirective)

@@ -5,7 +5,9 @@ A tiny book with three chapters: one shows a region of src/demo/good.cpp, one sh
 another file's region and the demo output, one draws the trace diagram. After a first
 build: a rebuild with no change reads no chapter; editing good.cpp re-reads only the first
 chapter (and the edit shows up in its HTML); editing trace.txt re-reads only the third;
-editing expected.txt only the second.
+editing expected.txt only the second; editing an extension (a copy of docs/_ext, so the
+real one is never touched) re-reads every chapter and rewrites every page, and the build
+after it reads nothing again.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bad_inputs import CONF, base_files, write  # noqa: E402
+from bad_inputs import CONF, EXT, base_files, write  # noqa: E402
 
 CHAPTERS = {
     "chapters/index.md": "# Tiny\n\n```{toctree}\n:glob:\n\n0*\n```\n",
@@ -43,7 +45,9 @@ def main() -> int:
     try:
         write(tmp, {**base_files(), **CHAPTERS})
         (tmp / "conf").mkdir()
-        (tmp / "conf" / "conf.py").write_text(CONF.format(root=str(tmp)), encoding="utf-8")
+        shutil.copytree(EXT, tmp / "ext", ignore=shutil.ignore_patterns("__pycache__"))
+        conf = CONF.format(root=str(tmp)).replace(repr(str(EXT)), repr(str(tmp / "ext")))
+        (tmp / "conf" / "conf.py").write_text(conf, encoding="utf-8")
         failures = []
         first, _ = build(tmp)
         if first != {"index", "01-code", "02-output", "03-diagram"}:
@@ -53,7 +57,10 @@ def main() -> int:
             ("edit src/demo/good.cpp", "src/demo/good.cpp", ("return 2 * x;", "return x + x;"), {"01-code"}),
             ("edit trace.txt", "snippets/ch99-tiny/trace.txt", ("4.000000", "4.500000"), {"03-diagram"}),
             ("edit expected.txt", "snippets/ch99-tiny/expected.txt", ("config=tiny", "config=small"), {"02-output"}),
+            ("edit an extension", "ext/llmfs_regions.py", ('"""', '"""An edited extension. ', 1), set(first)),
+            ("no change after it", None, None, set()),
         ]
+        pages = {p.name: p.stat().st_mtime_ns for p in (tmp / "out").glob("0*.html")}
         for name, rel, change, expected in steps:
             if rel:
                 path = tmp / rel
@@ -63,6 +70,14 @@ def main() -> int:
             print(f"{status}  {name}: re-read {sorted(read) or 'nothing'} (expected {sorted(expected) or 'nothing'})")
             if read != expected:
                 failures.append(name)
+            if name == "edit expected.txt":
+                pages = {p.name: p.stat().st_mtime_ns for p in (tmp / "out").glob("0*.html")}
+            if name == "edit an extension":
+                kept = sorted(n for n, t in pages.items() if (tmp / "out" / n).stat().st_mtime_ns == t)
+                print(f"{'FAIL' if kept else 'ok  '}  {name}: {len(pages) - len(kept)} of {len(pages)} "
+                      f"chapter pages rewritten")
+                if kept or len(pages) != 3:
+                    failures.append(f"{name}: pages not rewritten: {kept}")
         page = (tmp / "out" / "01-code.html").read_text(encoding="utf-8")
         if "x + x" not in page.replace('<span class="w"> </span>', " ").replace("</span>", "").replace(
                 '<span class="n">', "").replace('<span class="o">', ""):
