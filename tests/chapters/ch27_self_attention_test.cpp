@@ -21,11 +21,13 @@
 #include "fixture.hpp"
 #include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
+#include "support/values.hpp"
 
 namespace {
 
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
+using llmfs::testing::expect_values_near;
 namespace ag = llmfs::autograd;
 namespace at = llmfs::attention;
 
@@ -36,15 +38,6 @@ const ch27::Evidence& evidence() {
     return *result;
   }();
   return gathered;
-}
-
-void expect_values_near(std::span<const double> actual,
-                        const std::vector<double>& expected, double tolerance,
-                        const char* what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
-  }
 }
 
 std::vector<double> to_vector(std::span<const double> values) {

@@ -25,11 +25,13 @@
 #include "fixture.hpp"
 #include "support/central_differences.hpp"
 #include "support/reference_data.hpp"
+#include "support/values.hpp"
 
 namespace {
 
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
+using llmfs::testing::expect_values_near;
 namespace ag = llmfs::autograd;
 namespace at = llmfs::attention;
 
@@ -42,15 +44,6 @@ const ch28::Evidence& evidence() {
     return *result;
   }();
   return gathered;
-}
-
-void expect_values_near(std::span<const double> actual,
-                        const std::vector<double>& expected, double tolerance,
-                        const char* what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
-  }
 }
 
 // The chapter's head on projected rows: X·W_Q, X·W_K, X·W_V, then run_causal.

@@ -47,6 +47,7 @@
 
 #include "evidence.hpp"
 #include "fixture.hpp"
+#include "support/values.hpp"
 
 namespace {
 
@@ -54,6 +55,7 @@ using llmfs::attention::RopeErrorCode;
 using llmfs::attention::RotaryEmbedding;
 using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
+using llmfs::testing::expect_values_near;
 
 // Six-decimal literals from the derivation above are checked to half a unit in the last
 // place.
@@ -103,14 +105,6 @@ std::vector<double> row_norms(const Tensor& rows) {
 // and 0.1.
 double hand_score(int gap) {
   return std::cos(gap * 1.0) + std::cos(gap * 0.1);
-}
-
-void expect_values_near(std::span<const double> actual,
-                        const std::vector<double>& expected, double tolerance,
-                        const std::string& what) {
-  ASSERT_EQ(actual.size(), expected.size()) << what;
-  for (std::size_t i = 0; i < expected.size(); ++i)
-    EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
 }
 
 TEST(Ch29Fixture, RatesAreOneAndOneTenth) {

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <span>
+#include <string_view>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -29,6 +31,17 @@ inline void expect_values_near(const tensor::Tensor& actual,
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_NEAR(actual.values()[i], expected[i], tolerance) << "at flat index " << i;
+  }
+}
+
+// Every value of `actual` within `tolerance` of `expected`, in order; `what` names the
+// quantity in a failure.
+inline void expect_values_near(std::span<const double> actual,
+                               const std::vector<double>& expected, double tolerance,
+                               std::string_view what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], tolerance) << what << " at " << i;
   }
 }
 
