@@ -19,7 +19,8 @@ and so does the #id in it).
 
 Browser check: one Chromium inside `unshare -n` (a network namespace with no interfaces),
 driven over the DevTools protocol (cdp.py, a stdlib client on --remote-debugging-pipe);
-measure.js runs in each page. Each page is a job, run in whichever of the tabs is free (each
+measure.js runs in each page (MathJax told to typeset in one pass, MATHJAX_ONE_PASS: the same
+formulas, without the pauses and redraws meant for a reader). Each page is a job, run in whichever of the tabs is free (each
 tab its own browser context, so no storage is shared), costliest first; each book page is
 loaded once, at 1280 px, and measured there, then in OS dark, at 390 px and as print by
 changing the emulation of the loaded page (about:blank comes between pages, so the next
@@ -224,6 +225,16 @@ MATH_DONE = ("!document.querySelector('span.math, div.math') || (window.MathJax 
              "MathJax.Hub.queue.pending === 0 && MathJax.Hub.queue.running === 0 && "
              "document.querySelectorAll('script[type^=\"math/tex\"]').length >= "
              "document.querySelectorAll('span.math, div.math').length)")
+# MathJax 2 typesets in chunks with pauses between them (EqnChunk 100 formulas, then
+# EqnChunkDelay 100 ms; processSectionDelay 50 ms) and hands the page back to the browser
+# every processUpdateTime 250 ms to redraw what it has so far, a relayout of the whole page
+# each time. A reader sees the formulas appear piecemeal; the check reads the page only when
+# every one is typeset (MATH_DONE), so it asks for all of them in one pass: the same output
+# (the page's own MathJax.Hub.Config, run after this, changes none of these settings), about
+# a second sooner on a long chapter. Set before MathJax.js loads (window.MathJax is its
+# author configuration), in every document a tab opens.
+MATHJAX_ONE_PASS = ("window.MathJax = {processSectionDelay: 0, processUpdateTime: 1e9, processUpdateDelay: 0,"
+                    " CommonHTML: {EqnChunk: 1e9, EqnChunkFactor: 1, EqnChunkDelay: 0}};")
 SOURCE_LINK = ("(() => { const links = [...document.querySelectorAll('.llmfs-region a.llmfs-source-link')];"
                " const a = links.find(a => a.href.includes('/_code/src/llmfs/')) || links[0];"
                " return a ? a.href : null; })()")
@@ -241,6 +252,13 @@ CLICK_ANSWERS = ("(() => { document.querySelectorAll('details.llmfs-answer > sum
                  "return document.querySelectorAll('details.llmfs-answer').length; })()")
 CLOSE_ANSWERS = "(() => { document.querySelectorAll('details.llmfs-answer').forEach(d => { d.open = false; }); return 0; })()"
 ANSWER_SUMMARY = "Show the program's answer"
+
+
+def new_tab(browser):
+    """A tab in a browser context of its own, MathJax set to typeset in one pass."""
+    page = browser.new_page(isolated=True)
+    page.send("Page.addScriptToEvaluateOnNewDocument", {"source": MATHJAX_ONE_PASS})
+    return page
 
 
 def check_answers(report, page, rel) -> int:
@@ -615,9 +633,9 @@ def run_jobs(browser, jobs: list[Job], tabs: int) -> None:
             tab = None
             try:
                 if job.fresh:
-                    tab = browser.new_page(isolated=True)
+                    tab = new_tab(browser)
                 else:
-                    page = page or browser.new_page(isolated=True)
+                    page = page or new_tab(browser)
                 job.run(job.report, tab or page)
             except CdpError as error:
                 job.report.fail(f"DevTools ({job.name}): {error}")
