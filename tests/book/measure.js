@@ -14,12 +14,14 @@
     document.head.appendChild(style);
   }
   const px = (v) => parseFloat(v) || 0;
-  const visible = (el) => {
+  // visibleWith: for a caller that has the element's computed style already. (visible is
+  // passed to filter(), which gives it an index as its second argument.)
+  const visibleWith = (el, cs) => {
     const rects = el.getClientRects();
     if (!rects.length) return false;
-    const cs = getComputedStyle(el);
     return cs.visibility !== "hidden" && cs.display !== "none" && px(cs.opacity) > 0.01;
   };
+  const visible = (el) => visibleWith(el, getComputedStyle(el));
   const describe = (el) => {
     const wrapper = el.closest(".literal-block-wrapper, figure, section");
     const caption = wrapper && wrapper.querySelector(".code-block-caption, figcaption, h1, h2, h3");
@@ -75,8 +77,8 @@
   // The worst ratio of a text colour over the candidate backgrounds; most text shares its
   // colour and its bases with its neighbours, so each pair is computed once.
   const ratios = new Map();  // bases -> text colour -> ratio
-  const contrastOf = (el) => {
-    const colour = getComputedStyle(el).color;
+  const contrastOf = (el, cs) => {  // cs: the element's computed style, if the caller has it
+    const colour = (cs || getComputedStyle(el)).color;
     const bgs = backgrounds(el);
     let known = ratios.get(bgs);
     if (!known) ratios.set(bgs, (known = new Map()));
@@ -88,18 +90,36 @@
   };
   // Every element with its own visible text, grouped; the worst ratio of each group.
   const groups = { code: [], output: [], diagram: [], caption: [], prose: [], copy: [] };
+  // Which of these selectors the element or an ancestor matches (el.closest(s) for each),
+  // as bits, memoised: each ancestor is matched once, not once per text element under it.
+  const SKIPPED = 1, OUTPUT = 2, CODE = 4, DIAGRAM = 8, CAPTION = 16;
+  const selectors = [[SKIPPED, "script, style, .MathJax_Preview, mjx-assistive-mml, .MJX_Assistive_MathML"],
+                     [OUTPUT, ".llmfs-output"], [CODE, ".highlight"],
+                     [DIAGRAM, ".llmfs-diagram-body, details.llmfs-diagram-text"], [CAPTION, ".code-block-caption, figcaption"]];
+  const within = new Map();
+  const withinOf = (el) => {
+    if (!el) return 0;
+    let bits = within.get(el);
+    if (bits !== undefined) return bits;
+    bits = withinOf(el.parentElement);
+    for (const [bit, selector] of selectors) if (!(bits & bit) && el.matches(selector)) bits |= bit;
+    within.set(el, bits);
+    return bits;
+  };
   const article = document.querySelector("article") || document.body;
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
   const seen = new Set();
   for (let node = options.contrast ? walker.nextNode() : null; node; node = walker.nextNode()) {
     if (!node.textContent.trim()) continue;
     const el = node.parentElement;
-    if (!el || seen.has(el) || !visible(el) || el.closest("script, style, .MathJax_Preview, mjx-assistive-mml, .MJX_Assistive_MathML")) continue;
+    if (!el || seen.has(el)) continue;
+    const cs = getComputedStyle(el);
+    if (!visibleWith(el, cs) || withinOf(el) & SKIPPED) continue;
     seen.add(el);
-    const group = el.closest(".llmfs-output") ? "output" : el.closest(".highlight") ? "code"
-      : el.closest(".llmfs-diagram-body, details.llmfs-diagram-text") ? "diagram"
-      : el.closest(".code-block-caption, figcaption") ? "caption" : "prose";
-    groups[group].push({ ratio: contrastOf(el), el, node });
+    const bits = withinOf(el);
+    const group = bits & OUTPUT ? "output" : bits & CODE ? "code" : bits & DIAGRAM ? "diagram"
+      : bits & CAPTION ? "caption" : "prose";
+    groups[group].push({ ratio: contrastOf(el, cs), el, node });
   }
   document.querySelectorAll(".highlight button.copybtn").forEach((button) => {
     if (visible(button)) groups.copy.push({ ratio: contrastOf(button), button });
@@ -270,7 +290,9 @@
   const lightBoxes = [];
   if (options.contrast && theme.bg && luminance(theme.bg) < 0.05) {
     article.querySelectorAll("*").forEach((el) => {
-      const c = parse(getComputedStyle(el).backgroundColor);
+      const background = getComputedStyle(el).backgroundColor;
+      if (background === "rgba(0, 0, 0, 0)") return;  // transparent: no box of its own
+      const c = parse(background);
       if (c && c[3] > 0.5 && luminance(c) > 0.4 && visible(el)) {
         const r = el.getBoundingClientRect();
         if (r.width * r.height > 400) lightBoxes.push(`${el.tagName.toLowerCase()}.${el.className}`);
