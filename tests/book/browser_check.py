@@ -250,6 +250,11 @@ ANSWERS = ("(() => ({predict: [...document.querySelectorAll('article section > h
            " summary: shown(summary) ? summary.innerText.trim() : null}; })}))()")
 CLICK_ANSWERS = ("(() => { document.querySelectorAll('details.llmfs-answer > summary').forEach(s => s.click()); "
                  "return document.querySelectorAll('details.llmfs-answer').length; })()")
+# One round trip: the answers' state on load, then (if there are any) each summary clicked
+# and their state after the clicks (opening a <details> by a click is synchronous).
+ANSWERS_CLICKED = (f"(() => {{ const before = {ANSWERS};"
+                   f" const after = before.answers.length ? ({CLICK_ANSWERS}, {ANSWERS}.answers) : [];"
+                   f" return {{...before, after}}; }})()")
 CLOSE_ANSWERS = "(() => { document.querySelectorAll('details.llmfs-answer').forEach(d => { d.open = false; }); return 0; })()"
 ANSWER_SUMMARY = "Show the program's answer"
 
@@ -265,7 +270,7 @@ def check_answers(report, page, rel) -> int:
     """On a loaded chapter page: a page with a Predict section folds its answers in closed
     <details> whose text is hidden until the summary is clicked; a click opens each and shows
     its text. Leaves them open, so that the measures that follow see the outputs inside."""
-    state = page.evaluate(ANSWERS)
+    state = page.evaluate(ANSWERS_CLICKED)
     answers = state["answers"]
     if state["predict"]:
         report.expect(bool(answers), f"{rel}: a Predict section with no folded answer "
@@ -277,8 +282,7 @@ def check_answers(report, page, rel) -> int:
                       f"{rel}: answer {i + 1}'s summary reads {a['summary']!r}, not {ANSWER_SUMMARY!r}")
         report.expect(a["text"] > 0, f"{rel}: answer {i + 1} is empty")
     if answers:
-        page.evaluate(CLICK_ANSWERS)
-        after = page.evaluate(ANSWERS)["answers"]
+        after = state["after"]
         report.expect(all(a["open"] and a["shown"] for a in after),
                       f"{rel}: clicking 'Show the program's answer' did not show every answer ({after})")
     return len(answers)
@@ -308,11 +312,17 @@ def _contrast_failures(report, rel, mode, measured):
                         + "; ".join(data["worst"]))
 
 
-def _check_on_paper(report, page, rel):
-    """Print media at paper width: no code cut off, no copy buttons. Returns the measure."""
+def _check_on_paper(report, page, rel, answers: bool = False):
+    """Print media at paper width: no code cut off, no copy buttons. Returns the measure;
+    answers: with the Predict answers' state on paper (ANSWERS) in the same round trip, as
+    printed["answers"]."""
     page.media("print")
     page.viewport(PAPER, 1000)
-    printed = page.evaluate(measure(skip=ONLY_LAYOUT))
+    if answers:
+        both = page.evaluate(f"[{measure(skip=ONLY_LAYOUT)}, {ANSWERS}.answers]")
+        printed = {**both[0], "answers": both[1]}
+    else:
+        printed = page.evaluate(measure(skip=ONLY_LAYOUT))
     report.expect(not printed["allPreOverflow"], f"{rel} [print]: code cut off on paper: {printed['allPreOverflow'][:3]}")
     report.expect(printed["copyButtons"] == 0, f"{rel} [print]: {printed['copyButtons']} copy buttons print")
     return printed
@@ -356,9 +366,9 @@ def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, sourc
     then, on the pages chosen for them, the one-off checks that start from this page at
     1280 px: the theme toggle, the tall diagram, a listing's source view."""
     page.open((html_dir / rel).as_uri(), WIDE)
-    if not page.wait_for(MATH_DONE, timeout=60):
+    # After the load event readyState is 'complete' already: one wait for both.
+    if not page.wait_for(f"({MATH_DONE}) && document.readyState === 'complete'", timeout=60):
         report.fail(f"{rel}: MathJax did not finish within 60 s")
-    page.wait_for("document.readyState === 'complete'")
     answers = check_answers(report, page, rel)  # leaves them open: the outputs inside are measured too
     wide = page.evaluate(measure(contrast=True, text=True, skip=("captions",)))
     source = (html_dir / rel).read_text(encoding="utf-8")
@@ -410,7 +420,9 @@ def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, sourc
 
     page.media("", dark=False)
     page.viewport(PHONE, 800, mobile=True)
-    phone = page.evaluate(MEASURE)
+    # The answers closed again in the same round trip, after the measure: on paper the print
+    # rule opens them.
+    phone = page.evaluate(f"(() => {{ const m = {MEASURE}; {CLOSE_ANSWERS}; return m; }})()" if answers else MEASURE)
     report.expect(phone["pageOverflow"] <= 0, f"{rel} [390 px]: the page scrolls sideways by {phone['pageOverflow']} px")
     report.expect(not phone["outputOverflow"], f"{rel} [390 px]: demo outputs scroll sideways: {phone['outputOverflow']}")
     report.expect(not phone["unmarked"], f"{rel} [390 px]: {phone['unmarked']} wrapped output lines without a continuation mark")
@@ -418,11 +430,9 @@ def check_book_page(report, page, html_dir, rel, toggle=False, tall=False, sourc
     report.expect(not phone["captionOverflow"], f"{rel} [390 px]: captions run past the column: {phone['captionOverflow'][:3]}")
     report.expect(not phone["covered"], f"{rel} [390 px]: the copy button covers text: {phone['covered'][:3]}")
 
-    if answers:  # closed again: on paper the print rule opens them
-        page.evaluate(CLOSE_ANSWERS)
-    printed = _check_on_paper(report, page, rel)
+    printed = _check_on_paper(report, page, rel, answers=bool(answers))
     if answers:
-        hidden = [i + 1 for i, a in enumerate(page.evaluate(ANSWERS)["answers"]) if not a["shown"]]
+        hidden = [i + 1 for i, a in enumerate(printed["answers"]) if not a["shown"]]
         report.expect(not hidden, f"{rel} [print]: Predict answers {hidden} do not print (closed on paper)")
 
     c = lambda m, g: m["contrast"].get(g, {}).get("min", "-")
