@@ -20,8 +20,9 @@ and so does the #id in it).
 Browser check: one Chromium inside `unshare -n` (a network namespace with no interfaces),
 driven over the DevTools protocol (cdp.py, a stdlib client on --remote-debugging-pipe);
 measure.js runs in each page (MathJax told to typeset in one pass, MATHJAX_ONE_PASS: the same
-formulas, without the pauses and redraws meant for a reader). Each page is a job, run in whichever of the tabs is free (each
-tab its own browser context, so no storage is shared), costliest first; each book page is
+formulas, without the pauses and redraws meant for a reader). Each page is a job, run in
+whichever of the tabs is free (each tab its own browser context, so no storage is shared),
+costliest first; each book page is
 loaded once, at 1280 px, and measured there, then in OS dark, at 390 px and as print by
 changing the emulation of the loaded page (about:blank comes between pages, so the next
 page's size never lays out the previous one). Every page (chapters, reference and API
