@@ -60,14 +60,14 @@ out = [
     f"# ours: {os.path.basename(os.path.normpath(build_dir))} preset, LLMFS_MATMUL_THREADS=1; CPU time, medians",
     f"# both: GLIBC_TUNABLES={tunables or '(unset)'}",
     "",
-    "| case (B,T,d_model,h)                         | ours ms | torch ms | ours/torch |",
-    "|----------------------------------------------|---------|----------|------------|",
+    "| case (B,T,d_model,h)                             | ours ms | torch ms | ours/torch |",
+    "|--------------------------------------------------|---------|----------|------------|",
 ]
 for name, t in sorted(mine.items(), key=lambda kv: (kv[0].split("/", 1)[1], kv[0])):
     case = re.sub(r"^mha_[a-z0-9]+/", "mha/", name)  # torch's row of the same case
     if case in torch["cases"]:
         ref = torch["cases"][case]["cpu_ms"]
-        out.append(f"| {name:<44} | {t:7.2f} | {ref:8.2f} | {t / ref:10.2f} |")
+        out.append(f"| {name:<48} | {t:7.2f} | {ref:8.2f} | {t / ref:10.2f} |")
 out.append(f"# endregion: {os.path.basename(target).removesuffix('.txt')}")
 text = "\n".join(out) + "\n"
 open(target + ".tmp", "w").write(text)

@@ -97,7 +97,9 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
 // region: fused-forward-lane
 // One lane, one panel of query rows r0 … r1−1 at a time: their scores against keys
 // 0 … r1−1 straight into the weights' rows (one blocked product), each row's softmax
-// over j ≤ i and exact zeros after it, then their output rows from keys 0 … r1−1.
+// over j ≤ i, then their output rows from keys 0 … r1−1. The weights arrive as zeros:
+// past column r1 nothing is written, and inside the panel the scores the product
+// computed above the diagonal are set back to 0.0.
 [[nodiscard]] std::expected<void, AutogradError> fused_forward_lane(
     const FusedLane& lane, double* weights, double* out, const Shape& weights_shape,
     std::size_t first_row) {
@@ -117,7 +119,7 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
       if (max == -std::numeric_limits<double>::infinity())
         return refuse_row(weights_shape, first_row + i, static_cast<std::size_t>(-1),
                           max);
-      std::fill(row + i + 1, row + t, 0.0);
+      std::fill(row + i + 1, row + r1, 0.0);
     }
     tensor::multiply_into(rows_of(weights + r0 * t, n, r1, t),
                           rows_of(lane.value, r1, dv, dv), out + r0 * dv, dv,
