@@ -1,14 +1,21 @@
 // Multi-head causal attention with RoPE (Chapter 30's layer): forward, and
 // forward+backward of loss = Σ output (seed of ones), each on a fresh tape with the
-// four weights as parameters.
+// four weights as parameters. `mha/` runs the default per-head kernel (stored weights,
+// chapter 28's composition); `mha_fused/` chapter 42's fused kernel (the same bits);
+// `mha_streaming64/` chapter 41's streaming kernel at 64 keys a block.
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
+#include <utility>
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <llmfs/attention/fused.hpp>
 #include <llmfs/attention/multi_head.hpp>
+#include <llmfs/attention/streaming.hpp>
 #include <llmfs/autograd/tape.hpp>
 
 #include "random.hpp"
@@ -20,7 +27,7 @@ using llmfs::tensor::Shape;
 using llmfs::tensor::Tensor;
 
 void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s,
-                    bool with_backward) {
+                    bool with_backward, llmfs::attention::AttentionKernel kernel) {
   const std::size_t d = s.model_width;
   const double bound = 1.0 / std::sqrt(static_cast<double>(d));
   const Tensor x = llmfs::bench::uniform_tensor(Shape{s.batch, s.tokens, d}, 1, 1.0);
@@ -36,7 +43,7 @@ void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s,
         {"attention.key.weight", tape.parameter(weights[1])},
         {"attention.value.weight", tape.parameter(weights[2])},
         {"attention.output.weight", tape.parameter(weights[3])}, s.heads,
-        llmfs::attention::RotaryPositions{s.tokens, 10000.0});
+        llmfs::attention::RotaryPositions{s.tokens, 10000.0}, kernel);
     if (!layer) {
       state.SkipWithError(fmt::format("{}", layer.error()).c_str());
       break;
@@ -60,15 +67,21 @@ void run_multi_head(benchmark::State& state, llmfs::bench::AttentionShape s,
 }
 
 [[maybe_unused]] const bool registered = [] {
-  for (const auto& s : llmfs::bench::kShapes) {
-    const std::string tag =
-        fmt::format("B{}_T{}_d{}_h{}", s.batch, s.tokens, s.model_width, s.heads);
-    benchmark::RegisterBenchmark(("mha/forward/" + tag).c_str(), run_multi_head, s,
-                                 false)
-        ->Unit(benchmark::kMillisecond);
-    benchmark::RegisterBenchmark(("mha/forward_backward/" + tag).c_str(),
-                                 run_multi_head, s, true)
-        ->Unit(benchmark::kMillisecond);
+  const std::array<std::pair<std::string, llmfs::attention::AttentionKernel>, 3>
+      kernels{{{"mha", llmfs::attention::AttentionKernel{}},
+               {"mha_fused", llmfs::attention::fused_kernel},
+               {"mha_streaming64", llmfs::attention::streaming_kernel(64).value()}}};
+  for (const auto& [prefix, kernel] : kernels) {
+    for (const auto& s : llmfs::bench::kShapes) {
+      const std::string tag =
+          fmt::format("B{}_T{}_d{}_h{}", s.batch, s.tokens, s.model_width, s.heads);
+      benchmark::RegisterBenchmark((prefix + "/forward/" + tag).c_str(), run_multi_head,
+                                   s, false, kernel)
+          ->Unit(benchmark::kMillisecond);
+      benchmark::RegisterBenchmark((prefix + "/forward_backward/" + tag).c_str(),
+                                   run_multi_head, s, true, kernel)
+          ->Unit(benchmark::kMillisecond);
+    }
   }
   return true;
 }();

@@ -9,6 +9,8 @@
 # GLIBC_TUNABLES is LLMFS_MHA_MALLOC_TUNABLES (default: tools/run-mha-bench.sh's allocator
 # setting; empty: glibc's defaults), printed in the header.
 # LLMFS_PROFILE_COMMIT names the commit BUILD_DIR was built from (default: this tree's HEAD).
+# LLMFS_PROFILE_LAYER picks the rows profiled: mha (the default layer, stored weights),
+# mha_fused (chapter 42's fused kernel) or mha_streaming64 (chapter 41's); default mha.
 set -euo pipefail
 
 source "$(dirname "$0")/bench-common.sh"
@@ -16,6 +18,7 @@ bench_setup profile-attention llmfs_bench "$1"  # build_dir, root, bench, work
 out=${2:?usage: tools/profile-attention.sh BUILD_DIR OUT_FILE}
 command -v perf > /dev/null || { echo "profile-attention: perf not found (Debian: linux-perf)" >&2; exit 2; }
 name=$(basename "$out" .txt)
+layer=${LLMFS_PROFILE_LAYER:-mha}
 tunables=${LLMFS_MHA_MALLOC_TUNABLES-glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296}
 {
   echo "# Chapter 42 profile of multi-head attention forward+backward, one thread"
@@ -25,9 +28,9 @@ tunables=${LLMFS_MHA_MALLOC_TUNABLES-glibc.malloc.mmap_max=0:glibc.malloc.trim_t
   echo "# GLIBC_TUNABLES=${tunables:-(unset)}"
   for shape in B4_T128_d128_h4 B8_T256_d256_h8; do
     GLIBC_TUNABLES="$tunables" LLMFS_MATMUL_THREADS=1 perf record -q -F 999 -o "$work/$shape.data" "$bench" \
-      --benchmark_filter="^mha/forward_backward/$shape\$" --benchmark_min_time=1 > /dev/null 2>&1
+      --benchmark_filter="^$layer/forward_backward/$shape\$" --benchmark_min_time=1 > /dev/null 2>&1
     echo ""
-    echo "## mha/forward_backward/$shape: share of samples by function (self), top 12"
+    echo "## $layer/forward_backward/$shape: share of samples by function (self), top 12"
     perf report -i "$work/$shape.data" --no-children --sort symbol --stdio -g none \
         --percent-limit 1 2> /dev/null |
       grep -E '^ +[0-9]' | awk 'NR <= 12' |

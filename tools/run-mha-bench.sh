@@ -12,6 +12,9 @@
 # (8,256,256,8) is 32 MiB, past the largest mmap threshold glibc allows, so without it
 # every such tensor is fresh memory that the kernel maps and zeroes page by page, on both
 # sides. The setting moves no bit of any result; LLMFS_MHA_MALLOC_TUNABLES= turns it off.
+# Our rows: mha/ the default layer (stored weights), mha_fused/ chapter 42's fused kernel,
+# mha_streaming64/ chapter 41's streaming kernel at 64 keys a block; each is paired with
+# PyTorch's row of the same case (torch runs the stored-weights layer: the same function).
 # Medians of CPU time. Prints and writes OUT_FILE (default bench/results/ch42-attention.txt;
 # region markers; a measurement, never a golden).
 set -euo pipefail
@@ -24,7 +27,7 @@ openblas=${LLMFS_OPENBLAS_DIR:-/usr/lib/x86_64-linux-gnu/openblas-pthread}
 tunables=${LLMFS_MHA_MALLOC_TUNABLES-glibc.malloc.mmap_max=0:glibc.malloc.trim_threshold=4294967296}
 [[ -e "$openblas/libblas.so.3" ]] || { echo "run-mha-bench: $openblas/libblas.so.3 not found (install libopenblas0-pthread)" >&2; exit 2; }
 echo "== llmfs, one thread"
-GLIBC_TUNABLES="$tunables" LLMFS_MATMUL_THREADS=1 "$bench" --benchmark_filter='^mha/' --benchmark_min_time="$min_seconds" \
+GLIBC_TUNABLES="$tunables" LLMFS_MATMUL_THREADS=1 "$bench" --benchmark_filter='^mha(_fused|_streaming64)?/' --benchmark_min_time="$min_seconds" \
   --benchmark_repetitions=3 --benchmark_report_aggregates_only=true --benchmark_format=console \
   --benchmark_out="$work/ours.json" --benchmark_out_format=json
 bench_openblas_env "$openblas/libopenblas.so.0"
@@ -34,7 +37,7 @@ env "${openblas_env[@]}" GLIBC_TUNABLES="$tunables" LD_LIBRARY_PATH="$openblas" 
   --attention > "$work/torch.json"
 mkdir -p "$root/bench/results"
 /usr/bin/python3 - "$work" "$out" "$build_dir" "$tunables" <<'PY'
-import datetime, json, os, sys
+import datetime, json, os, re, sys
 
 work, target, build_dir, tunables = sys.argv[1:5]
 ours = json.load(open(f"{work}/ours.json"))
@@ -57,13 +60,14 @@ out = [
     f"# ours: {os.path.basename(os.path.normpath(build_dir))} preset, LLMFS_MATMUL_THREADS=1; CPU time, medians",
     f"# both: GLIBC_TUNABLES={tunables or '(unset)'}",
     "",
-    "| case (B,T,d_model,h)                 | ours ms | torch ms | ours/torch |",
-    "|--------------------------------------|---------|----------|------------|",
+    "| case (B,T,d_model,h)                             | ours ms | torch ms | ours/torch |",
+    "|--------------------------------------------------|---------|----------|------------|",
 ]
-for name, t in sorted(mine.items()):
-    if name in torch["cases"]:
-        ref = torch["cases"][name]["cpu_ms"]
-        out.append(f"| {name:<36} | {t:7.2f} | {ref:8.2f} | {t / ref:10.2f} |")
+for name, t in sorted(mine.items(), key=lambda kv: (kv[0].split("/", 1)[1], kv[0])):
+    case = re.sub(r"^mha_[a-z0-9]+/", "mha/", name)  # torch's row of the same case
+    if case in torch["cases"]:
+        ref = torch["cases"][case]["cpu_ms"]
+        out.append(f"| {name:<48} | {t:7.2f} | {ref:8.2f} | {t / ref:10.2f} |")
 out.append(f"# endregion: {os.path.basename(target).removesuffix('.txt')}")
 text = "\n".join(out) + "\n"
 open(target + ".tmp", "w").write(text)

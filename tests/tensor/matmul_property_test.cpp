@@ -4,7 +4,9 @@
 // transposed operands of matmul_transposed, against the teaching loop, bit for bit.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -194,6 +196,53 @@ TEST(MatmulProperty, BlockingIsConsistent) {
   }
   const MatmulBlocking teaching = llmfs::tensor::matmul_blocking(MatmulPath::teaching);
   EXPECT_EQ(teaching.kc, 0u);
+}
+
+// multiply_into (Chapter 42's entry point for the fused attention kernel): a strided,
+// possibly transposed a and b, written into rows of a larger buffer (ldc > m) that is
+// filled with NaN first; the product equals the teaching loop's bit for bit on every
+// path, and nothing past column m of a row is touched.
+TEST(MatmulProperty, MultiplyIntoWritesTheTeachingBitsIntoTheCallersRows) {
+  const std::vector<std::size_t> lengths{0, 1, 2, 5, 6, 7, 31, 32, 33, 48, 97, 257};
+  std::mt19937_64 pick(11);
+  std::size_t checked = 0;
+  for (std::size_t c = 0; c < 40; ++c) {
+    const std::size_t n = lengths[pick() % lengths.size()],
+                      k = lengths[pick() % lengths.size()],
+                      m = lengths[pick() % lengths.size()], pad = pick() % 5;
+    const bool ta = pick() % 2 == 0, tb = pick() % 2 == 0;
+    const Tensor a = random_tensor(ta ? Shape{k, n} : Shape{n, k}, 100 + c);
+    const Tensor b = random_tensor(tb ? Shape{m, k} : Shape{k, m}, 200 + c);
+    const Tensor expected =
+        llmfs::tensor::matmul(ta ? transposed_copy(a) : a, tb ? transposed_copy(b) : b,
+                              {MatmulPath::teaching, 1})
+            .value();
+    const llmfs::tensor::MatrixView va{a.values().data(), n, k, ta ? 1 : k, ta ? n : 1};
+    const llmfs::tensor::MatrixView vb{b.values().data(), k, m, tb ? 1 : m, tb ? k : 1};
+    for (const MatmulPath path : {MatmulPath::teaching, MatmulPath::portable,
+                                  MatmulPath::avx2, MatmulPath::avx512f}) {
+      if (!llmfs::tensor::matmul_path_supported(path)) continue;
+      const std::size_t ldc = m + pad;
+      std::vector<double> out(n * ldc, std::nan(""));
+      llmfs::tensor::multiply_into(va, vb, out.data(), ldc, path);
+      for (std::size_t i = 0; i < n; ++i)
+        for (std::size_t j = 0; j < ldc; ++j) {
+          const double got = out[i * ldc + j];
+          if (j >= m) {
+            ASSERT_TRUE(std::isnan(got))
+                << fmt::format("case {} ({}, {}) touched", c, i, j);
+            continue;
+          }
+          const double want = expected.values()[i * m + j];
+          ASSERT_EQ(std::bit_cast<std::uint64_t>(got),
+                    std::bit_cast<std::uint64_t>(want))
+              << fmt::format("case {}: [{},{}]·[{},{}] {} at ({}, {})", c, n, k, k, m,
+                             llmfs::tensor::matmul_path_name(path), i, j);
+        }
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 80u);
 }
 
 }  // namespace

@@ -5,13 +5,14 @@
 #include <fmt/format.h>
 
 #include <llmfs/attention/causal.hpp>
+#include <llmfs/attention/detail/causal_checks.hpp>
 #include <llmfs/attention/detail/checks.hpp>
 #include <llmfs/autograd/ops.hpp>
 #include <llmfs/core/try.hpp>
 
 namespace llmfs::attention {
 
-namespace {
+namespace detail {
 
 // region: causal-checks
 // check_pair(), equal token counts of Q and K (causal attention is self-attention),
@@ -38,7 +39,10 @@ namespace {
 }
 // endregion: causal-checks
 
-}  // namespace
+}  // namespace detail
+
+using detail::check_causal;
+using detail::check_mask_size;
 
 // region: causal-mask
 std::expected<tensor::Tensor, AttentionError> causal_mask(std::size_t tokens) {

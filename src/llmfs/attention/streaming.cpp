@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string_view>
-#include <thread>
 
 #include <fmt/format.h>
 
 #include <llmfs/attention/detail/checks.hpp>
+#include <llmfs/attention/detail/lanes.hpp>
 #include <llmfs/attention/streaming.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/matmul.hpp>
@@ -16,6 +16,7 @@ namespace llmfs::attention {
 namespace {
 
 using autograd::AutogradError;
+using detail::for_each_lane;
 using tensor::Shape;
 using tensor::Tensor;
 
@@ -233,31 +234,6 @@ AutogradError tape_error(const AttentionError& error) {
   return AutogradError{autograd::AutogradErrorCode::invalid_argument, error.stage,
                        std::string(describe(error.code)), std::nullopt};
 }
-
-// region: lanes-on-threads
-// Runs `work(lane)` for every lane on a fixed partition over the library's threads;
-// returns the first error in lane order.
-template <class Work>
-[[nodiscard]] std::expected<void, AutogradError> for_each_lane(std::size_t lanes,
-                                                               Work work) {
-  const std::size_t threads =
-      std::max<std::size_t>(1, std::min(tensor::matmul_defaults().threads, lanes));
-  std::vector<std::expected<void, AutogradError>> results(lanes);
-  auto slab = [&](std::size_t t) {
-    for (std::size_t l = lanes * t / threads; l < lanes * (t + 1) / threads; ++l)
-      results[l] = work(l);
-  };
-  {
-    std::vector<std::jthread> workers;
-    for (std::size_t t = 1; t < threads; ++t)
-      workers.emplace_back(slab, t);
-    slab(0);
-  }
-  for (auto& result : results)
-    if (!result) return result;
-  return {};
-}
-// endregion: lanes-on-threads
 
 }  // namespace
 

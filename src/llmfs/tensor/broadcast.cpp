@@ -127,19 +127,27 @@ namespace {
 // The one reduction loop: walk the input in row-major order and fold each element into
 // the output element it broadcasts from (`out` has the target's shape, and
 // `broadcast_strides` maps every input index to it). Each output element receives its
-// terms in increasing input order, so the result is fixed to the bit.
+// terms in increasing input order, so the result is fixed to the bit. As in
+// elementwise(), the odometer walks every axis but the last, and a plain loop the last.
 template <typename Fold>
 void fold_into(const Tensor& input, Tensor& out, Fold fold) {
   const auto in_strides = row_major_strides(input.shape());
   const auto out_strides = broadcast_strides(out.shape(), input.shape());
   const auto in = input.values();
   auto acc = out.mutable_values();
-  for_each_strided<2>(input.shape(),
-                      {std::span<const std::size_t>(in_strides),
-                       std::span<const std::size_t>(out_strides)},
-                      [&](const std::array<std::size_t, 2>& at) {
-                        acc[at[1]] = fold(acc[at[1]], in[at[0]]);
-                      });
+  if (in.empty()) return;  // [n, m, 0]: no element, however many rows
+  const std::size_t rank = input.rank(), outer = rank == 0 ? 0 : rank - 1;
+  const std::size_t row = rank == 0 ? 1 : input.shape()[outer];
+  const std::size_t step = rank == 0 ? 0 : out_strides[outer];
+  const std::vector<std::size_t> dims = input.shape().as_vector();
+  for_each_strided<2>(
+      Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
+      {std::span<const std::size_t>(in_strides).first(outer),
+       std::span<const std::size_t>(out_strides).first(outer)},
+      [&](const std::array<std::size_t, 2>& at) {
+        for (std::size_t j = 0; j < row; ++j)
+          acc[at[1] + j * step] = fold(acc[at[1] + j * step], in[at[0] + j]);
+      });
 }
 
 // The input's shape with `axis` set to length 1: where a reduction over it lands.

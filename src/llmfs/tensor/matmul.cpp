@@ -168,6 +168,7 @@ struct MatrixPair {
   double* c;
   std::size_t n, k, m;
   std::size_t a_row, a_col, b_row, b_col;
+  std::size_t ldc;  // c's row stride: m for a whole product, more for a part of one
 };
 
 // region: fast-packing
@@ -307,10 +308,10 @@ template <class Isa>
         pack_a<mr>(x, i0, mc, p0, kc, packed_a);
         for (std::size_t j = 0; j < nc; j += nr)
           for (std::size_t i = 0; i < mc; i += mr) {
-            double* block = x.c + i0 * x.m + j0;
-            prefetch_next_tile<Isa>(block, x.m, mc, nc, i, j);
-            tile<Isa>(kc, packed_a + i * kc, packed_b + j * kc, block + i * x.m + j,
-                      x.m, std::min(mr, mc - i), std::min(nr, nc - j), p0 == 0);
+            double* block = x.c + i0 * x.ldc + j0;
+            prefetch_next_tile<Isa>(block, x.ldc, mc, nc, i, j);
+            tile<Isa>(kc, packed_a + i * kc, packed_b + j * kc, block + i * x.ldc + j,
+                      x.ldc, std::min(mr, mc - i), std::min(nr, nc - j), p0 == 0);
           }
       }
     }
@@ -523,7 +524,7 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
   double* cv = out.mutable_values().data();
   std::vector<MatrixPair> pairs;
   for_each_strided<3>(batch, {a_strides, b_strides, c_strides}, [&](const auto& at) {
-    pairs.push_back({av + at[0], bv + at[1], cv + at[2], n, k, m, k, 1, m, 1});
+    pairs.push_back({av + at[0], bv + at[1], cv + at[2], n, k, m, k, 1, m, 1, m});
   });
   if (options.path == MatmulPath::teaching) {
     for (const MatrixPair& x : pairs)
@@ -588,7 +589,7 @@ std::expected<Tensor, TensorError> matmul_transposed(const Tensor& a,
   for_each_strided<3>(batch, {a_strides, b_strides, c_strides}, [&](const auto& at) {
     pairs.push_back({a.values().data() + at[0], b.values().data() + at[1],
                      out.mutable_values().data() + at[2], n, k, m, ta ? 1 : k,
-                     ta ? n : 1, tb ? 1 : m, tb ? k : 1});
+                     ta ? n : 1, tb ? 1 : m, tb ? k : 1, m});
   });
   if (options.path == MatmulPath::teaching) {
     for (const MatrixPair& x : pairs)
@@ -603,5 +604,48 @@ std::expected<Tensor, TensorError> matmul_transposed(const Tensor& a,
   return out;
 }
 // endregion: matmul-transposed
+
+// One product on the calling thread straight into the caller's rows: the pair's c row
+// stride is the caller's, the blocked kernel writes each c[i,j] on its first p-block
+// and never reads what was there, and the packing buffers are the thread's own, grown
+// once and reused. The teaching path sums into zeroed rows of a copy.
+void multiply_into(const MatrixView& a, const MatrixView& b, double* c, std::size_t ldc,
+                   MatmulPath path) {
+  const MatrixPair x{a.data,
+                     b.data,
+                     c,
+                     a.rows,
+                     a.columns,
+                     b.columns,
+                     a.row_stride,
+                     a.column_stride,
+                     b.row_stride,
+                     b.column_stride,
+                     ldc};
+  if (x.n == 0 || x.m == 0) return;
+  if (x.k == 0 || path == MatmulPath::teaching) {
+    std::vector<double> rows(x.n * x.m, 0.0);
+    MatrixPair packed = x;
+    packed.c = rows.data();
+    if (x.k != 0) teaching_strided(packed);
+    for (std::size_t i = 0; i < x.n; ++i)
+      std::copy_n(rows.data() + i * x.m, x.m, c + i * ldc);
+    return;
+  }
+  thread_local std::size_t a_capacity = 0, b_capacity = 0;
+  thread_local std::unique_ptr<double[], PackBuffers::Free> packed_a, packed_b;
+  const std::size_t kc = std::min(kMaxBlockK, x.k);
+  const std::size_t a_size = (std::min(kMaxBlockRows, x.n) + kMaxPanelRows) * kc;
+  const std::size_t b_size = (std::min(kMaxBlockM, x.m) + kMaxPanelWidth) * kc;
+  if (a_size > a_capacity) {
+    packed_a.reset(PackBuffers::alloc(a_size));
+    a_capacity = a_size;
+  }
+  if (b_size > b_capacity) {
+    packed_b.reset(PackBuffers::alloc(b_size));
+    b_capacity = b_size;
+  }
+  rows_kernel(path)(x, 0, x.n, packed_a.get(), packed_b.get());
+}
 
 }  // namespace llmfs::tensor

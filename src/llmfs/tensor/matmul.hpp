@@ -100,4 +100,28 @@ enum class Transpose {
     const Tensor& a, Transpose transpose_a, const Tensor& b, Transpose transpose_b,
     const MatmulOptions& options = matmul_defaults());
 
+/// A matrix read in place: element `(i, j)` at `data[i·row_stride + j·column_stride]`,
+/// so a transposed matrix, a block of rows or columns, or both, is a view with other
+/// strides and another first element (Chapter 42).
+struct MatrixView {
+  const double* data;         ///< element (0, 0)
+  std::size_t rows;           ///< number of rows
+  std::size_t columns;        ///< number of columns
+  std::size_t row_stride;     ///< distance between rows, in doubles
+  std::size_t column_stride;  ///< distance between columns, in doubles
+};
+
+/// `c = a · b` for `a [n, k]` and `b [k, m]` on the calling thread, written into rows
+/// of the caller's storage: element `(i, j)` goes to `c[i·ldc + j]`, and nothing else
+/// of `c` is touched. `c` is neither read nor zero-filled (the blocked kernel's first
+/// block of the inner axis writes every output), and after a thread's first call of a
+/// given size nothing is allocated. Each output is matmul's sum, from +0.0 in
+/// increasing `p`, so the bits are matmul's on the same numbers (Chapter 42: the fused
+/// attention kernel multiplies the lower triangle's row panels with it). For `k = 0`
+/// the outputs are +0.0. Preconditions: `a.columns == b.rows`, `ldc >= m`, and `c`
+/// does not overlap `a` or `b`. `path` as in MatmulOptions (teaching: the reference
+/// loop on a copy).
+void multiply_into(const MatrixView& a, const MatrixView& b, double* c, std::size_t ldc,
+                   MatmulPath path);
+
 }  // namespace llmfs::tensor
