@@ -63,9 +63,30 @@ std::vector<std::size_t> broadcast_strides(const Shape& input, const Shape& outp
 namespace {
 
 // region: elementwise
+// Visits every element of `shape` in row-major order with its offsets under two sets of
+// strides: one odometer walk over every axis but the last, and a plain loop along the
+// last (the odometer's per-element carry check, once per row); no visit when a length
+// is 0.
+template <typename Visit>
+void for_each_offset_pair(const Shape& shape, std::span<const std::size_t> first,
+                          std::span<const std::size_t> second, Visit visit) {
+  const std::size_t rank = shape.rank(), outer = rank == 0 ? 0 : rank - 1;
+  const std::size_t row = rank == 0 ? 1 : shape[outer];
+  if (row == 0) return;  // [n, m, 0]: no element, however many rows
+  const std::size_t first_step = rank == 0 ? 0 : first[outer];
+  const std::size_t second_step = rank == 0 ? 0 : second[outer];
+  const std::vector<std::size_t> dims = shape.as_vector();
+  for_each_strided<2>(
+      Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
+      {first.first(outer), second.first(outer)},
+      [&](const std::array<std::size_t, 2>& at) {
+        for (std::size_t j = 0; j < row; ++j)
+          visit(at[0] + j * first_step, at[1] + j * second_step);
+      });
+}
+
 // Applies `combine` to every pair of broadcast elements, in the output's row-major
-// order: one odometer walk with two sets of strides over every axis but the last, and a
-// plain loop along the last (the odometer's per-element carry check, once per row).
+// order.
 template <typename Combine>
 [[nodiscard]] std::expected<Tensor, TensorError> elementwise(std::string_view op,
                                                              const Tensor& a,
@@ -78,20 +99,9 @@ template <typename Combine>
   values.reserve(LLMFS_TRY(checked_element_count(out_shape, op)));
   const auto av = a.values();
   const auto bv = b.values();
-  const std::size_t rank = out_shape.rank();
-  const std::size_t row = rank == 0 ? 1 : out_shape[rank - 1];
-  const std::size_t a_step = rank == 0 ? 0 : a_strides[rank - 1];
-  const std::size_t b_step = rank == 0 ? 0 : b_strides[rank - 1];
-  const std::size_t outer = rank == 0 ? 0 : rank - 1;
-  const std::vector<std::size_t> dims = out_shape.as_vector();
-  for_each_strided<2>(
-      Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
-      {std::span<const std::size_t>(a_strides).first(outer),
-       std::span<const std::size_t>(b_strides).first(outer)},
-      [&](const std::array<std::size_t, 2>& at) {
-        for (std::size_t j = 0; j < row; ++j)
-          values.push_back(combine(av[at[0] + j * a_step], bv[at[1] + j * b_step]));
-      });
+  for_each_offset_pair(
+      out_shape, a_strides, b_strides,
+      [&](std::size_t i, std::size_t j) { values.push_back(combine(av[i], bv[j])); });
   return Tensor::from(std::move(out_shape), std::move(values));
 }
 // endregion: elementwise
@@ -127,27 +137,16 @@ namespace {
 // The one reduction loop: walk the input in row-major order and fold each element into
 // the output element it broadcasts from (`out` has the target's shape, and
 // `broadcast_strides` maps every input index to it). Each output element receives its
-// terms in increasing input order, so the result is fixed to the bit. As in
-// elementwise(), the odometer walks every axis but the last, and a plain loop the last.
+// terms in increasing input order, so the result is fixed to the bit.
 template <typename Fold>
 void fold_into(const Tensor& input, Tensor& out, Fold fold) {
   const auto in_strides = row_major_strides(input.shape());
   const auto out_strides = broadcast_strides(out.shape(), input.shape());
   const auto in = input.values();
   auto acc = out.mutable_values();
-  if (in.empty()) return;  // [n, m, 0]: no element, however many rows
-  const std::size_t rank = input.rank(), outer = rank == 0 ? 0 : rank - 1;
-  const std::size_t row = rank == 0 ? 1 : input.shape()[outer];
-  const std::size_t step = rank == 0 ? 0 : out_strides[outer];
-  const std::vector<std::size_t> dims = input.shape().as_vector();
-  for_each_strided<2>(
-      Shape(std::vector<std::size_t>(dims.begin(), dims.begin() + outer)),
-      {std::span<const std::size_t>(in_strides).first(outer),
-       std::span<const std::size_t>(out_strides).first(outer)},
-      [&](const std::array<std::size_t, 2>& at) {
-        for (std::size_t j = 0; j < row; ++j)
-          acc[at[1] + j * step] = fold(acc[at[1] + j * step], in[at[0] + j]);
-      });
+  for_each_offset_pair(
+      input.shape(), in_strides, out_strides,
+      [&](std::size_t i, std::size_t o) { acc[o] = fold(acc[o], in[i]); });
 }
 
 // The input's shape with `axis` set to length 1: where a reduction over it lands.
