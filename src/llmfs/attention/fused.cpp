@@ -191,14 +191,6 @@ void fused_backward_lane(const FusedLane& lane, const FusedGradients& g,
   }
 }
 
-// The lanes (leading axes) of a [..., T, width] shape.
-std::size_t fused_lane_count(const Shape& shape) {
-  std::size_t lanes = 1;
-  for (std::size_t a = 0; a + 2 < shape.rank(); ++a)
-    lanes *= shape[a];
-  return lanes;
-}
-
 // Lane `l` of Q, K, V (equal leading axes, checked).
 FusedLane fused_lane(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t l,
                      tensor::MatmulPath path) {
@@ -241,7 +233,8 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
   double* w = weights.mutable_values().data();
   double* o = output.mutable_values().data();
   LLMFS_TRY_AT(
-      stage, detail::for_each_lane(fused_lane_count(query.shape()), [&](std::size_t l) {
+      stage,
+      detail::for_each_lane(detail::lane_count(query.shape()), [&](std::size_t l) {
         return fused_forward_lane(fused_lane(*q, *k, *v, l, path), w + l * t * t,
                                   o + l * t * dv, weights_shape, l * t);
       }));
@@ -257,7 +250,7 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
     Tensor dq = Tensor::zeros(q.shape()), dkey = Tensor::zeros(k.shape()),
            dval = Tensor::zeros(v.shape());
     LLMFS_TRY(detail::for_each_lane(
-        fused_lane_count(q.shape()),
+        detail::lane_count(q.shape()),
         [&](std::size_t l) -> std::expected<void, AutogradError> {
           thread_local BackwardScratch scratch;
           const FusedGradients g{a.values().data() + l * t * t,

@@ -17,6 +17,7 @@ namespace {
 
 using autograd::AutogradError;
 using detail::for_each_lane;
+using detail::lane_count;
 using tensor::Shape;
 using tensor::Tensor;
 
@@ -207,14 +208,6 @@ void recompute_weights(Tensor& scores, std::span<const double> lse, std::size_t 
   }
   if (block == 0) return reject(AttentionErrorCode::zero_block_size, stage);
   return {};
-}
-
-// The lanes (leading axes) of a [..., T, width] shape.
-std::size_t lane_count(const Shape& shape) {
-  std::size_t lanes = 1;
-  for (std::size_t a = 0; a + 2 < shape.rank(); ++a)
-    lanes *= shape[a];
-  return lanes;
 }
 
 Lane lane_of(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t lane) {

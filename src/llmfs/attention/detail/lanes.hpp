@@ -12,8 +12,18 @@
 
 #include <llmfs/autograd/error.hpp>
 #include <llmfs/tensor/matmul.hpp>
+#include <llmfs/tensor/shape.hpp>
 
 namespace llmfs::attention::detail {
+
+/// The number of lanes of a `[..., T, width]` shape: the product of its leading axes
+/// (1 for rank 2).
+inline std::size_t lane_count(const tensor::Shape& shape) {
+  std::size_t lanes = 1;
+  for (std::size_t a = 0; a + 2 < shape.rank(); ++a)
+    lanes *= shape[a];
+  return lanes;
+}
 
 // region: lanes-on-threads
 /// Runs `work(lane)` for every lane in `0..lanes−1` on a fixed partition over
