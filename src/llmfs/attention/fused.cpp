@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -27,12 +28,13 @@ using tensor::Tensor;
 // panel), so a panel of P rows computes at most P·P/2 outputs above the diagonal.
 constexpr std::size_t kPanelRows = 48;
 
-// One lane of the op: Q, K [T, d_k] and V [T, d_v] row-major, the weights [T, T].
+// One lane of the op: Q, K [T, d_k] row-major, V [T, d_v] with rows `value_stride`
+// apart (d_v, or d_model where the lane is one head of the layer's [B,T,d_model]).
 struct FusedLane {
   const double* query;
   const double* key;
   const double* value;
-  std::size_t tokens, key_width, value_width;
+  std::size_t tokens, key_width, value_width, value_stride;
   tensor::MatmulPath path;
 };
 
@@ -97,12 +99,12 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
 // region: fused-forward-lane
 // One lane, one panel of query rows r0 … r1−1 at a time: their scores against keys
 // 0 … r1−1 straight into the weights' rows (one blocked product), each row's softmax
-// over j ≤ i, then their output rows from keys 0 … r1−1. The weights arrive as zeros:
-// past column r1 nothing is written, and inside the panel the scores the product
-// computed above the diagonal are set back to 0.0.
+// over j ≤ i, then their output rows from keys 0 … r1−1, `out_stride` apart. The
+// weights arrive as zeros: past column r1 nothing is written, and inside the panel the
+// scores the product computed above the diagonal are set back to 0.0.
 [[nodiscard]] std::expected<void, AutogradError> fused_forward_lane(
-    const FusedLane& lane, double* weights, double* out, const Shape& weights_shape,
-    std::size_t first_row) {
+    const FusedLane& lane, double* weights, double* out, std::size_t out_stride,
+    const Shape& weights_shape, std::size_t first_row) {
   const std::size_t t = lane.tokens, dk = lane.key_width, dv = lane.value_width;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
   for (std::size_t r0 = 0; r0 < t; r0 += kPanelRows) {
@@ -122,8 +124,8 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
       std::fill(row + i + 1, row + r1, 0.0);
     }
     tensor::multiply_into(rows_of(weights + r0 * t, n, r1, t),
-                          rows_of(lane.value, r1, dv, dv), out + r0 * dv, dv,
-                          lane.path);
+                          rows_of(lane.value, r1, dv, lane.value_stride),
+                          out + r0 * out_stride, out_stride, lane.path);
   }
   return {};
 }
@@ -134,7 +136,8 @@ struct BackwardScratch {
   std::vector<double> score_grad, weight_grad;
 };
 
-// What one lane's backward reads besides the inputs, and where it writes.
+// What one lane's backward reads besides the inputs, and where it writes: dO and dV
+// have rows `value_stride` apart (the lane's), dQ and dK are row-major [T, d_k].
 struct FusedGradients {
   const double* weights;
   const double* upstream;
@@ -159,6 +162,7 @@ struct FusedGradients {
 void fused_backward_lane(const FusedLane& lane, const FusedGradients& g,
                          BackwardScratch& scratch) {
   const std::size_t t = lane.tokens, dk = lane.key_width, dv = lane.value_width;
+  const std::size_t sv = lane.value_stride;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
   scratch.score_grad.resize(t * t);
   scratch.weight_grad.resize(kPanelRows * t);
@@ -166,8 +170,8 @@ void fused_backward_lane(const FusedLane& lane, const FusedGradients& g,
   double* da = scratch.weight_grad.data();
   for (std::size_t r0 = 0; r0 < t; r0 += kPanelRows) {
     const std::size_t r1 = std::min(t, r0 + kPanelRows), n = r1 - r0;
-    tensor::multiply_into(rows_of(g.upstream + r0 * dv, n, dv, dv),
-                          transposed(lane.value, dv, r1, dv), da, r1, lane.path);
+    tensor::multiply_into(rows_of(g.upstream + r0 * sv, n, dv, sv),
+                          transposed(lane.value, dv, r1, sv), da, r1, lane.path);
     for (std::size_t i = r0; i < r1; ++i) {
       const double* y = g.weights + i * t;
       const double* ga = da + (i - r0) * r1;
@@ -186,8 +190,8 @@ void fused_backward_lane(const FusedLane& lane, const FusedGradients& g,
                           rows_of(lane.query + r0 * dk, t - r0, dk, dk),
                           g.grad_key + r0 * dk, dk, lane.path);
     tensor::multiply_into(transposed(g.weights + r0 * t + r0, n, t - r0, t),
-                          rows_of(g.upstream + r0 * dv, t - r0, dv, dv),
-                          g.grad_value + r0 * dv, dv, lane.path);
+                          rows_of(g.upstream + r0 * sv, t - r0, dv, sv),
+                          g.grad_value + r0 * sv, sv, lane.path);
   }
 }
 
@@ -202,6 +206,7 @@ FusedLane fused_lane(const Tensor& q, const Tensor& k, const Tensor& v, std::siz
                    t,
                    dk,
                    dv,
+                   dv,
                    path};
 }
 
@@ -212,7 +217,181 @@ Shape table_shape(const Shape& query) {
   return Shape(std::move(dims));
 }
 
+// T rows of width d_h from `in` (rows `in_stride` apart) to `out` (rows `out_stride`
+// apart), row t at position offset + t: each pair turned by direction·p·θ_i with
+// RotaryEmbedding::rotate's products and sums (chapter 29's turn_pairs, so the same
+// bits; direction −1 is its backward), or copied when the layer has no rotation.
+void turn_rows(const double* in, std::size_t in_stride, double* out,
+               std::size_t out_stride, std::size_t tokens, std::size_t width,
+               std::size_t offset, const std::optional<RotaryEmbedding>& rope,
+               double direction) {
+  if (!rope) {
+    for (std::size_t t = 0; t < tokens; ++t)
+      std::copy_n(in + t * in_stride, width, out + t * out_stride);
+    return;
+  }
+  const std::size_t pairs = width / 2;
+  const auto cos_values = rope->cos_table().values();
+  const auto sin_values = rope->sin_table().values();
+  for (std::size_t t = 0; t < tokens; ++t) {
+    const double* x = in + t * in_stride;
+    double* y = out + t * out_stride;
+    const std::size_t position = offset + t;
+    for (std::size_t i = 0; i < pairs; ++i) {
+      const double c = cos_values[position * pairs + i];
+      const double s = direction * sin_values[position * pairs + i];
+      y[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
+      y[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+    }
+  }
+}
+
+// One head of the layer's [B,T,d_model] projections: where its columns start, and its
+// rotated queries and keys, [T, d_h] row-major in the thread's scratch.
+struct HeadLane {
+  std::size_t start;  // (b·T)·d_model + head·d_h
+  FusedLane lane;
+};
+
+// The thread's scratch for one head: rotated Q and K, and dQ and dK before the
+// rotation's backward.
+struct HeadScratch {
+  std::vector<double> query, key, grad_query, grad_key;
+};
+
+// Lane l = b·h + head of Q, K, V [B,T,d_model]: Q and K rotated into `scratch`, V read
+// in place (rows d_model apart).
+HeadLane head_lane(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t l,
+                   std::size_t heads, const std::optional<RotaryEmbedding>& rope,
+                   std::size_t offset, tensor::MatmulPath path, HeadScratch& scratch) {
+  const std::size_t t = q.shape()[1], d = q.shape()[2], dh = d / heads;
+  const std::size_t start = (l / heads) * t * d + (l % heads) * dh;
+  scratch.query.resize(t * dh);
+  scratch.key.resize(t * dh);
+  turn_rows(q.values().data() + start, d, scratch.query.data(), dh, t, dh, offset, rope,
+            +1.0);
+  turn_rows(k.values().data() + start, d, scratch.key.data(), dh, t, dh, offset, rope,
+            +1.0);
+  return HeadLane{start, FusedLane{scratch.query.data(), scratch.key.data(),
+                                   v.values().data() + start, t, dh, dh, d, path}};
+}
+
+// What the layer needs of the projections before the tape moves: [B,T,d_model] each,
+// the same shape, T > 0, d_model > 0 and a multiple of h, and with RoPE a head width
+// it rotates and positions [offset, offset+T) it holds.
+[[nodiscard]] std::expected<void, MultiHeadError> check_heads(
+    const Shape& query, const Shape& key, const Shape& value, std::size_t heads,
+    const std::optional<RotaryEmbedding>& rope, std::size_t offset) {
+  using Code = MultiHeadErrorCode;
+  constexpr auto input = MultiHeadStage::input;
+  constexpr auto configuration = MultiHeadStage::configuration;
+  if (heads == 0) return reject(Code::zero_heads, configuration);
+  if (query.rank() != 3)
+    return reject(Code::input_rank, input, fmt::format("got {}", query));
+  if (key != query || value != query)
+    return reject(Code::input_width, input,
+                  fmt::format("Q {}, K {}, V {}", query, key, value));
+  const std::size_t tokens = query[1], width = query[2];
+  if (width == 0) return reject(Code::zero_model_width, configuration);
+  if (width % heads != 0)
+    return reject(Code::width_not_divisible, configuration,
+                  fmt::format("d_model {}, {} heads", width, heads));
+  if (tokens == 0)
+    return reject(Code::empty_tokens, input, fmt::format("got {}", query));
+  if (!rope) return {};
+  if (rope->width() != width / heads)
+    return reject(
+        Code::input_width, configuration,
+        fmt::format("head width {}, RoPE width {}", width / heads, rope->width()));
+  if (offset > std::numeric_limits<std::size_t>::max() - tokens)
+    return reject(Code::offset_overflow, input,
+                  fmt::format("offset {} plus {} tokens", offset, tokens));
+  if (offset + tokens > rope->max_positions())
+    return reject(Code::position_range, input,
+                  fmt::format("positions [{}, {}) but capacity {}", offset,
+                              offset + tokens, rope->max_positions()));
+  return {};
+}
+
+// The layer's op once its inputs are checked: fused_causal_attention()'s lanes, one per
+// (b, head), on the heads' columns in place; its errors are that function's.
+std::expected<CausalAttention, AttentionError> fused_heads(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t heads,
+    const std::optional<RotaryEmbedding>& rope, std::size_t offset) {
+  // Q, K, V [B,T,d_model] -> O [B,T,d_model] (heads side by side); A [B,h,T,T] kept
+  constexpr std::string_view stage = "causal attention";
+  const std::size_t b = query.shape()[0], t = query.shape()[1], d = query.shape()[2];
+  LLMFS_TRY(detail::check_mask_size(t));
+  const Tensor* q = LLMFS_TRY_AT(stage, query.value_view());
+  const Tensor* k = LLMFS_TRY_AT(stage, key.value_view());
+  const Tensor* v = LLMFS_TRY_AT(stage, value.value_view());
+  const tensor::MatmulPath path = tensor::matmul_defaults().path;
+  const Shape weights_shape{b, heads, t, t};
+  Tensor weights = Tensor::zeros(weights_shape);
+  Tensor output = Tensor::zeros(query.shape());
+  double* w = weights.mutable_values().data();
+  double* o = output.mutable_values().data();
+  LLMFS_TRY_AT(stage, detail::for_each_lane(b * heads, [&](std::size_t l) {
+                 thread_local HeadScratch scratch;
+                 const HeadLane head =
+                     head_lane(*q, *k, *v, l, heads, rope, offset, path, scratch);
+                 return fused_forward_lane(head.lane, w + l * t * t, o + head.start, d,
+                                           weights_shape, l * t);
+               }));
+  auto kept = query.tape().constant(std::move(weights));
+  auto backward =
+      [path, heads, rope,
+       offset](autograd::BackwardContext& ctx) -> std::expected<void, AutogradError> {
+    const Tensor &q = ctx.parent_value(0), &k = ctx.parent_value(1),
+                 &v = ctx.parent_value(2), &a = ctx.parent_value(3);
+    const std::size_t b = q.shape()[0], t = q.shape()[1], d = q.shape()[2];
+    const std::size_t dh = d / heads;
+    Tensor dq = Tensor::zeros(q.shape()), dkey = Tensor::zeros(k.shape()),
+           dval = Tensor::zeros(v.shape());
+    LLMFS_TRY(detail::for_each_lane(
+        b * heads, [&](std::size_t l) -> std::expected<void, AutogradError> {
+          thread_local HeadScratch scratch;
+          thread_local BackwardScratch lane_scratch;
+          const HeadLane head =
+              head_lane(q, k, v, l, heads, rope, offset, path, scratch);
+          scratch.grad_query.resize(t * dh);
+          scratch.grad_key.resize(t * dh);
+          const FusedGradients g{a.values().data() + l * t * t,
+                                 ctx.upstream().values().data() + head.start,
+                                 scratch.grad_query.data(), scratch.grad_key.data(),
+                                 dval.mutable_values().data() + head.start};
+          fused_backward_lane(head.lane, g, lane_scratch);
+          // The rotation's backward: dQ, dK turned back, into the heads' columns
+          turn_rows(scratch.grad_query.data(), dh,
+                    dq.mutable_values().data() + head.start, d, t, dh, offset, rope,
+                    -1.0);
+          turn_rows(scratch.grad_key.data(), dh,
+                    dkey.mutable_values().data() + head.start, d, t, dh, offset, rope,
+                    -1.0);
+          return {};
+        }));
+    LLMFS_TRY(ctx.accumulate(0, std::move(dq)));
+    LLMFS_TRY(ctx.accumulate(1, std::move(dkey)));
+    return ctx.accumulate(2, std::move(dval));
+  };
+  auto out = LLMFS_TRY_AT(
+      stage, autograd::record_op("fused multi-head attention", std::move(output),
+                                 {query, key, value, kept}, backward));
+  return CausalAttention{{}, {}, std::move(kept), std::move(out)};
+}
+
 }  // namespace
+
+std::expected<CausalAttention, MultiHeadError> fused_multi_head_attention(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t heads,
+    const std::optional<RotaryEmbedding>& rope, std::size_t position_offset) {
+  LLMFS_TRY(check_heads(query.shape(), key.shape(), value.shape(), heads, rope,
+                        position_offset));
+  return LLMFS_TRY_AT(MultiHeadStage::causal_attention,
+                      fused_heads(query, key, value, heads, rope, position_offset));
+}
 
 std::expected<CausalAttention, AttentionError> fused_causal_attention(
     const autograd::TensorValue& query, const autograd::TensorValue& key,
@@ -236,7 +415,7 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
       stage,
       detail::for_each_lane(detail::lane_count(query.shape()), [&](std::size_t l) {
         return fused_forward_lane(fused_lane(*q, *k, *v, l, path), w + l * t * t,
-                                  o + l * t * dv, weights_shape, l * t);
+                                  o + l * t * dv, dv, weights_shape, l * t);
       }));
   // The weights go on the tape as a constant, the op's fourth parent: the backward
   // reads them there, and they are stored once

@@ -5,7 +5,9 @@
 /// the same operations on the same numbers in the same order, so every bit of the
 /// output, the weights and the gradients is the composition's (Chapter 42).
 
+#include <cstddef>
 #include <expected>
+#include <optional>
 
 #include <llmfs/attention/causal.hpp>
 #include <llmfs/attention/multi_head.hpp>
@@ -37,9 +39,35 @@ namespace llmfs::attention {
     const autograd::TensorValue& query, const autograd::TensorValue& key,
     const autograd::TensorValue& value, std::size_t block_size);
 
-/// The kernel to give MultiHeadAttention (or DecoderConfig::attention) so that each
-/// head runs fused_causal_attention(): chapter 30's stored weights, bit for bit,
+/// Every head of chapter 30's layer as one tape op on the projections `[B,T,d_model]`,
+/// with no split, rotated or merged tensor: per lane `(b, head)` the head's queries and
+/// keys are rotated (RotaryEmbedding::rotate's arithmetic) into `[T, d_h]` scratch
+/// rows, its values are read in place, fused_causal_attention()'s lane runs, and its
+/// output rows are written straight into the head's columns of the `[B,T,d_model]`
+/// result. The backward pass recomputes the rotated rows, runs the lane's backward with
+/// dO and dV in the heads' columns, and turns dQ and dK back into theirs. Output,
+/// weights
+/// `[B,h,T,T]` (a constant on the tape, as in fused_causal_attention()) and the
+/// gradients of Q, K and V equal what split_heads(), RotaryEmbedding::rotate(),
+/// stored_weights_attention() and merge_heads() give, bit for bit. Lanes run on
+/// tensor::matmul_defaults().threads threads. Has the signature of LayerAttentionFn.
+/// \return before the tape moves: MultiHeadErrorCode::zero_heads,
+///         MultiHeadErrorCode::input_rank (not `[B,T,d_model]`),
+///         MultiHeadErrorCode::input_width (Q, K, V of different shapes, or a RoPE
+///         width other than d_h), MultiHeadErrorCode::zero_model_width,
+///         MultiHeadErrorCode::width_not_divisible, MultiHeadErrorCode::empty_tokens,
+///         MultiHeadErrorCode::offset_overflow, MultiHeadErrorCode::position_range;
+///         then fused_causal_attention()'s errors at MultiHeadStage::causal_attention.
+[[nodiscard]] std::expected<CausalAttention, MultiHeadError> fused_multi_head_attention(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t heads,
+    const std::optional<RotaryEmbedding>& rope, std::size_t position_offset);
+
+/// The kernel to give MultiHeadAttention (or DecoderConfig::attention) so that its
+/// heads run fused: fused_multi_head_attention() for the whole layer (`layer`), and
+/// fused_causal_attention() per head (`run`). Chapter 30's stored weights, bit for bit,
 /// faster.
-inline constexpr AttentionKernel fused_kernel{"fused", 0, &fused_causal_attention};
+inline constexpr AttentionKernel fused_kernel{"fused", 0, &fused_causal_attention,
+                                              &fused_multi_head_attention};
 
 }  // namespace llmfs::attention

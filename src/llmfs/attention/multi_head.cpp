@@ -282,6 +282,8 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
 
   // Project at full width, then split: Q, K, V [B,T,d_model] -> [B,h,T,d_h]
   auto projected = LLMFS_TRY_AT(Stage::qkv_projection, qkv_.forward(input));
+  // A kernel that takes every head at once (Chapter 42) needs no split and no merge
+  if (kernel_.layer != nullptr) return forward_all_heads(projected, position_offset);
   auto query_heads =
       LLMFS_TRY_AT(Stage::query_split, split_heads(projected.query, heads_));
   auto key_heads = LLMFS_TRY_AT(Stage::key_split, split_heads(projected.key, heads_));
@@ -316,6 +318,21 @@ std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward(
                           .output = std::move(output)};
 }
 // endregion: multi-head-forward
+
+std::expected<MultiHeadForward, MultiHeadError> MultiHeadAttention::forward_all_heads(
+    const nn::QkvForward& projected, std::size_t position_offset) const {
+  // Q, K, V [B,T,d_model] -> the merged heads [B,T,d_model] in one step -> W_O
+  auto attended = LLMFS_TRY(kernel_.layer(
+      projected.query, projected.key, projected.value, heads_, rope_, position_offset));
+  auto output =
+      LLMFS_TRY_AT(MultiHeadStage::output_projection, output_.forward(attended.output));
+  // The per-head intermediates were never formed: their handles stay empty
+  MultiHeadForward record;
+  record.attention_weights = std::move(attended.weights);
+  record.merged = std::move(attended.output);
+  record.output = std::move(output);
+  return record;
+}
 
 }  // namespace llmfs::attention
 

@@ -113,6 +113,15 @@ using CausalAttentionFn = std::expected<CausalAttention, AttentionError> (*)(
     const autograd::TensorValue& query, const autograd::TensorValue& key,
     const autograd::TensorValue& value, std::size_t block_size);
 
+/// Every head at once, from the projections Q, K, V `[B,T,d_model]`, the head count,
+/// the rotary embedding (or none) and the position offset -> CausalAttention whose
+/// `output` is the merged `[B,T,d_model]` and `weights` `[B,h,T,T]`: what the split,
+/// the rotation, `run` and the merge give, without their tensors (Chapter 42).
+using LayerAttentionFn = std::expected<CausalAttention, MultiHeadError> (*)(
+    const autograd::TensorValue& query, const autograd::TensorValue& key,
+    const autograd::TensorValue& value, std::size_t heads,
+    const std::optional<RotaryEmbedding>& rope, std::size_t position_offset);
+
 /// Which computation produces each head's attention: chosen once, at construction.
 /// The default keeps the weights (Chapter 30); Chapter 41's streaming_kernel() computes
 /// the same function block by block without storing them.
@@ -120,13 +129,15 @@ struct AttentionKernel {
   std::string_view name = "stored weights";  ///< for reports: what runs
   std::size_t block_size = 0;                ///< keys per block (0: not blocked)
   CausalAttentionFn run = &stored_weights_attention;  ///< the computation
-  /// Equal when the name, the block size and the function are equal.
+  LayerAttentionFn layer = nullptr;  ///< if set, the layer calls it instead of `run`
+  /// Equal when the name, the block size and both functions are equal.
   friend bool operator==(const AttentionKernel&, const AttentionKernel&) = default;
 };
 // endregion: attention-kernel
 
 // region: multi-head-forward-record
-/// Every intermediate of one multi-head forward pass, all on the input's tape.
+/// Every intermediate of one multi-head forward pass, all on the input's tape (a
+/// kernel with a `layer` function, Chapter 42, leaves the per-head ones empty).
 struct MultiHeadForward {
   autograd::TensorValue projected_query_heads;  ///< `split(X·W_Q)`, `[B,h,T,d_h]`
   autograd::TensorValue projected_key_heads;    ///< `split(X·W_K)`, `[B,h,T,d_h]`
@@ -275,6 +286,9 @@ class MultiHeadAttention {
   // endregion: multi-head-state
   // Chapter 41: which computation runs the per-head attention.
   AttentionKernel kernel_;
+  // Chapter 42: the rest of forward() when the kernel takes every head at once.
+  [[nodiscard]] std::expected<MultiHeadForward, MultiHeadError> forward_all_heads(
+      const nn::QkvForward& projected, std::size_t position_offset) const;
 };
 
 }  // namespace llmfs::attention
