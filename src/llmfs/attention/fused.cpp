@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -28,13 +29,14 @@ using tensor::Tensor;
 // panel), so a panel of P rows computes at most P·P/2 outputs above the diagonal.
 constexpr std::size_t kPanelRows = 48;
 
-// One lane of the op: Q, K [T, d_k] row-major, V [T, d_v] with rows `value_stride`
-// apart (d_v, or d_model where the lane is one head of the layer's [B,T,d_model]).
+// One lane of the op: Q, K [T, d_k] with rows `key_stride` apart, V [T, d_v] with rows
+// `value_stride` apart (the widths, or d_model where the lane is one head of the
+// layer's [B,T,d_model]).
 struct FusedLane {
   const double* query;
   const double* key;
   const double* value;
-  std::size_t tokens, key_width, value_width, value_stride;
+  std::size_t tokens, key_width, value_width, key_stride, value_stride;
   tensor::MatmulPath path;
 };
 
@@ -106,11 +108,12 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
     const FusedLane& lane, double* weights, double* out, std::size_t out_stride,
     const Shape& weights_shape, std::size_t first_row) {
   const std::size_t t = lane.tokens, dk = lane.key_width, dv = lane.value_width;
+  const std::size_t sk = lane.key_stride;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
   for (std::size_t r0 = 0; r0 < t; r0 += kPanelRows) {
     const std::size_t r1 = std::min(t, r0 + kPanelRows), n = r1 - r0;
-    tensor::multiply_into(rows_of(lane.query + r0 * dk, n, dk, dk),
-                          transposed(lane.key, dk, r1, dk), weights + r0 * t, t,
+    tensor::multiply_into(rows_of(lane.query + r0 * sk, n, dk, sk),
+                          transposed(lane.key, dk, r1, sk), weights + r0 * t, t,
                           lane.path);
     for (std::size_t i = r0; i < r1; ++i) {
       double* row = weights + i * t;
@@ -137,7 +140,7 @@ struct BackwardScratch {
 };
 
 // What one lane's backward reads besides the inputs, and where it writes: dO and dV
-// have rows `value_stride` apart (the lane's), dQ and dK are row-major [T, d_k].
+// have rows the lane's `value_stride` apart, dQ and dK its `key_stride`.
 struct FusedGradients {
   const double* weights;
   const double* upstream;
@@ -162,7 +165,7 @@ struct FusedGradients {
 void fused_backward_lane(const FusedLane& lane, const FusedGradients& g,
                          BackwardScratch& scratch) {
   const std::size_t t = lane.tokens, dk = lane.key_width, dv = lane.value_width;
-  const std::size_t sv = lane.value_stride;
+  const std::size_t sk = lane.key_stride, sv = lane.value_stride;
   const double scale = 1.0 / std::sqrt(static_cast<double>(dk));
   scratch.score_grad.resize(t * t);
   scratch.weight_grad.resize(kPanelRows * t);
@@ -181,14 +184,14 @@ void fused_backward_lane(const FusedLane& lane, const FusedGradients& g,
         row[j] = y[j] * (ga[j] - dot) * scale;
       std::fill(row + i + 1, row + r1, 0.0);
     }
-    tensor::multiply_into(rows_of(ds + r0 * t, n, r1, t), rows_of(lane.key, r1, dk, dk),
-                          g.grad_query + r0 * dk, dk, lane.path);
+    tensor::multiply_into(rows_of(ds + r0 * t, n, r1, t), rows_of(lane.key, r1, dk, sk),
+                          g.grad_query + r0 * sk, sk, lane.path);
   }
   for (std::size_t r0 = 0; r0 < t; r0 += kPanelRows) {
     const std::size_t r1 = std::min(t, r0 + kPanelRows), n = r1 - r0;
     tensor::multiply_into(transposed(ds + r0 * t + r0, n, t - r0, t),
-                          rows_of(lane.query + r0 * dk, t - r0, dk, dk),
-                          g.grad_key + r0 * dk, dk, lane.path);
+                          rows_of(lane.query + r0 * sk, t - r0, dk, sk),
+                          g.grad_key + r0 * sk, sk, lane.path);
     tensor::multiply_into(transposed(g.weights + r0 * t + r0, n, t - r0, t),
                           rows_of(g.upstream + r0 * sv, t - r0, dv, sv),
                           g.grad_value + r0 * sv, sv, lane.path);
@@ -206,6 +209,7 @@ FusedLane fused_lane(const Tensor& q, const Tensor& k, const Tensor& v, std::siz
                    t,
                    dk,
                    dv,
+                   dk,
                    dv,
                    path};
 }
@@ -217,63 +221,75 @@ Shape table_shape(const Shape& query) {
   return Shape(std::move(dims));
 }
 
-// T rows of width d_h from `in` (rows `in_stride` apart) to `out` (rows `out_stride`
-// apart), row t at position offset + t: each pair turned by direction·p·θ_i with
+// Where lane l = b·h + head starts in a [B,T,d_model] buffer: (b·T)·d_model + head·d_h.
+std::size_t head_start(const Shape& shape, std::size_t heads, std::size_t l) {
+  return (l / heads) * shape[1] * shape[2] + (l % heads) * (shape[2] / heads);
+}
+
+// Every row of d_h values of a [B,T,h,d_h] buffer (the layer's [B,T,d_model]), the
+// rows of token t at position offset + t: each pair turned by direction·p·θ_i with
 // RotaryEmbedding::rotate's products and sums (chapter 29's turn_pairs, so the same
-// bits; direction −1 is its backward), or copied when the layer has no rotation.
-void turn_rows(const double* in, std::size_t in_stride, double* out,
-               std::size_t out_stride, std::size_t tokens, std::size_t width,
-               std::size_t offset, const std::optional<RotaryEmbedding>& rope,
-               double direction) {
-  if (!rope) {
-    for (std::size_t t = 0; t < tokens; ++t)
-      std::copy_n(in + t * in_stride, width, out + t * out_stride);
-    return;
-  }
-  const std::size_t pairs = width / 2;
-  const auto cos_values = rope->cos_table().values();
-  const auto sin_values = rope->sin_table().values();
-  for (std::size_t t = 0; t < tokens; ++t) {
-    const double* x = in + t * in_stride;
-    double* y = out + t * out_stride;
-    const std::size_t position = offset + t;
-    for (std::size_t i = 0; i < pairs; ++i) {
-      const double c = cos_values[position * pairs + i];
-      const double s = direction * sin_values[position * pairs + i];
-      y[2 * i] = x[2 * i] * c - x[2 * i + 1] * s;
-      y[2 * i + 1] = x[2 * i] * s + x[2 * i + 1] * c;
+// bits; direction −1 is its backward), in one pass in storage order.
+void turn_heads(const double* in, double* out, const Shape& shape, std::size_t heads,
+                std::size_t offset, const RotaryEmbedding& rope, double direction) {
+  const std::size_t t = shape[1], width = shape[2] / heads, pairs = width / 2;
+  const std::size_t rows = shape[0] * t;
+  const double* cos_values = rope.cos_table().values().data();
+  const double* sin_values = rope.sin_table().values().data();
+  for (std::size_t row = 0; row < rows; ++row) {
+    const std::size_t position = offset + row % t;
+    const double* c = cos_values + position * pairs;
+    const double* s = sin_values + position * pairs;
+    for (std::size_t head = 0; head < heads; ++head) {
+      const double* x = in + (row * heads + head) * width;
+      double* y = out + (row * heads + head) * width;
+      for (std::size_t i = 0; i < pairs; ++i) {
+        const double sine = direction * s[i];
+        const double x0 = x[2 * i], x1 = x[2 * i + 1];
+        y[2 * i] = x0 * c[i] - x1 * sine;
+        y[2 * i + 1] = x0 * sine + x1 * c[i];
+      }
     }
   }
 }
 
-// One head of the layer's [B,T,d_model] projections: where its columns start, and its
-// rotated queries and keys, [T, d_h] row-major in the thread's scratch.
-struct HeadLane {
-  std::size_t start;  // (b·T)·d_model + head·d_h
-  FusedLane lane;
+// Q and K as the lanes read them, [B,T,d_model]: rotated into storage of the op's own
+// (every element written before it is read, so it is not zero-filled), or the
+// projections themselves when the layer has no rotation.
+struct RotatedHeads {
+  std::unique_ptr<double[]> storage;  // rotated Q then rotated K, or nothing
+  const double* query;
+  const double* key;
 };
 
-// The thread's scratch for one head: rotated Q and K, and dQ and dK before the
-// rotation's backward.
-struct HeadScratch {
-  std::vector<double> query, key, grad_query, grad_key;
-};
+RotatedHeads rotate_heads(const Tensor& q, const Tensor& k, std::size_t heads,
+                          const std::optional<RotaryEmbedding>& rope,
+                          std::size_t offset) {
+  if (!rope) return RotatedHeads{nullptr, q.values().data(), k.values().data()};
+  const std::size_t n = q.size();
+  auto storage = std::make_unique_for_overwrite<double[]>(2 * n);
+  turn_heads(q.values().data(), storage.get(), q.shape(), heads, offset, *rope, +1.0);
+  turn_heads(k.values().data(), storage.get() + n, k.shape(), heads, offset, *rope,
+             +1.0);
+  const double* base = storage.get();
+  return RotatedHeads{std::move(storage), base, base + n};
+}
 
-// Lane l = b·h + head of Q, K, V [B,T,d_model]: Q and K rotated into `scratch`, V read
-// in place (rows d_model apart).
-HeadLane head_lane(const Tensor& q, const Tensor& k, const Tensor& v, std::size_t l,
-                   std::size_t heads, const std::optional<RotaryEmbedding>& rope,
-                   std::size_t offset, tensor::MatmulPath path, HeadScratch& scratch) {
-  const std::size_t t = q.shape()[1], d = q.shape()[2], dh = d / heads;
-  const std::size_t start = (l / heads) * t * d + (l % heads) * dh;
-  scratch.query.resize(t * dh);
-  scratch.key.resize(t * dh);
-  turn_rows(q.values().data() + start, d, scratch.query.data(), dh, t, dh, offset, rope,
-            +1.0);
-  turn_rows(k.values().data() + start, d, scratch.key.data(), dh, t, dh, offset, rope,
-            +1.0);
-  return HeadLane{start, FusedLane{scratch.query.data(), scratch.key.data(),
-                                   v.values().data() + start, t, dh, dh, d, path}};
+// Lane l = b·h + head of the layer: its columns of Q, K (rotated) and V, rows d_model
+// apart, starting at (b·T)·d_model + head·d_h.
+FusedLane head_lane(const RotatedHeads& qk, const Tensor& v, std::size_t l,
+                    std::size_t heads, tensor::MatmulPath path) {
+  const std::size_t t = v.shape()[1], d = v.shape()[2], dh = d / heads;
+  const std::size_t start = head_start(v.shape(), heads, l);
+  return FusedLane{qk.query + start,
+                   qk.key + start,
+                   v.values().data() + start,
+                   t,
+                   dh,
+                   dh,
+                   d,
+                   d,
+                   path};
 }
 
 // What the layer needs of the projections before the tape moves: [B,T,d_model] each,
@@ -332,45 +348,51 @@ std::expected<CausalAttention, AttentionError> fused_heads(
   Tensor output = Tensor::zeros(query.shape());
   double* w = weights.mutable_values().data();
   double* o = output.mutable_values().data();
+  // Rotated once for every lane, in storage order; kept for the backward pass
+  auto rotated =
+      std::make_shared<RotatedHeads>(rotate_heads(*q, *k, heads, rope, offset));
   LLMFS_TRY_AT(stage, detail::for_each_lane(b * heads, [&](std::size_t l) {
-                 thread_local HeadScratch scratch;
-                 const HeadLane head =
-                     head_lane(*q, *k, *v, l, heads, rope, offset, path, scratch);
-                 return fused_forward_lane(head.lane, w + l * t * t, o + head.start, d,
-                                           weights_shape, l * t);
+                 return fused_forward_lane(
+                     head_lane(*rotated, *v, l, heads, path), w + l * t * t,
+                     o + head_start(v->shape(), heads, l), d, weights_shape, l * t);
                }));
   auto kept = query.tape().constant(std::move(weights));
   auto backward =
-      [path, heads, rope,
-       offset](autograd::BackwardContext& ctx) -> std::expected<void, AutogradError> {
+      [path, heads, rope, offset,
+       rotated](autograd::BackwardContext& ctx) -> std::expected<void, AutogradError> {
     const Tensor &q = ctx.parent_value(0), &k = ctx.parent_value(1),
                  &v = ctx.parent_value(2), &a = ctx.parent_value(3);
-    const std::size_t b = q.shape()[0], t = q.shape()[1], d = q.shape()[2];
-    const std::size_t dh = d / heads;
+    const std::size_t b = q.shape()[0], t = q.shape()[1], n = q.size();
+    const RotatedHeads qk{nullptr, rope ? rotated->query : q.values().data(),
+                          rope ? rotated->key : k.values().data()};
     Tensor dq = Tensor::zeros(q.shape()), dkey = Tensor::zeros(k.shape()),
            dval = Tensor::zeros(v.shape());
+    // dQ and dK of the rotated rows: the gradients themselves without a rotation
+    std::unique_ptr<double[]> turned;
+    double* grad_query = dq.mutable_values().data();
+    double* grad_key = dkey.mutable_values().data();
+    if (rope) {
+      turned = std::make_unique_for_overwrite<double[]>(2 * n);
+      grad_query = turned.get();
+      grad_key = turned.get() + n;
+    }
     LLMFS_TRY(detail::for_each_lane(
         b * heads, [&](std::size_t l) -> std::expected<void, AutogradError> {
-          thread_local HeadScratch scratch;
-          thread_local BackwardScratch lane_scratch;
-          const HeadLane head =
-              head_lane(q, k, v, l, heads, rope, offset, path, scratch);
-          scratch.grad_query.resize(t * dh);
-          scratch.grad_key.resize(t * dh);
+          thread_local BackwardScratch scratch;
+          const std::size_t start = head_start(q.shape(), heads, l);
           const FusedGradients g{a.values().data() + l * t * t,
-                                 ctx.upstream().values().data() + head.start,
-                                 scratch.grad_query.data(), scratch.grad_key.data(),
-                                 dval.mutable_values().data() + head.start};
-          fused_backward_lane(head.lane, g, lane_scratch);
-          // The rotation's backward: dQ, dK turned back, into the heads' columns
-          turn_rows(scratch.grad_query.data(), dh,
-                    dq.mutable_values().data() + head.start, d, t, dh, offset, rope,
-                    -1.0);
-          turn_rows(scratch.grad_key.data(), dh,
-                    dkey.mutable_values().data() + head.start, d, t, dh, offset, rope,
-                    -1.0);
+                                 ctx.upstream().values().data() + start,
+                                 grad_query + start, grad_key + start,
+                                 dval.mutable_values().data() + start};
+          fused_backward_lane(head_lane(qk, v, l, heads, path), g, scratch);
           return {};
         }));
+    if (rope) {  // the rotation's backward, in storage order
+      turn_heads(grad_query, dq.mutable_values().data(), q.shape(), heads, offset,
+                 *rope, -1.0);
+      turn_heads(grad_key, dkey.mutable_values().data(), k.shape(), heads, offset,
+                 *rope, -1.0);
+    }
     LLMFS_TRY(ctx.accumulate(0, std::move(dq)));
     LLMFS_TRY(ctx.accumulate(1, std::move(dkey)));
     return ctx.accumulate(2, std::move(dval));
