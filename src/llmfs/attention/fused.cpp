@@ -260,19 +260,20 @@ struct RotatedHeads {
   std::unique_ptr<double[]> storage;  // rotated Q then rotated K, or nothing
   const double* query;
   const double* key;
+  std::optional<RotaryEmbedding> rope;  // the rotation (its tables), or none
 };
 
 RotatedHeads rotate_heads(const Tensor& q, const Tensor& k, std::size_t heads,
                           const std::optional<RotaryEmbedding>& rope,
                           std::size_t offset) {
-  if (!rope) return RotatedHeads{nullptr, q.values().data(), k.values().data()};
+  if (!rope) return RotatedHeads{nullptr, q.values().data(), k.values().data(), rope};
   const std::size_t n = q.size();
   auto storage = std::make_unique_for_overwrite<double[]>(2 * n);
   turn_heads(q.values().data(), storage.get(), q.shape(), heads, offset, *rope, +1.0);
   turn_heads(k.values().data(), storage.get() + n, k.shape(), heads, offset, *rope,
              +1.0);
   const double* base = storage.get();
-  return RotatedHeads{std::move(storage), base, base + n};
+  return RotatedHeads{std::move(storage), base, base + n, rope};
 }
 
 // Lane l = b·h + head of the layer: its columns of Q, K (rotated) and V, rows d_model
@@ -358,13 +359,14 @@ std::expected<CausalAttention, AttentionError> fused_heads(
                }));
   auto kept = query.tape().constant(std::move(weights));
   auto backward =
-      [path, heads, rope, offset,
+      [path, heads, offset,
        rotated](autograd::BackwardContext& ctx) -> std::expected<void, AutogradError> {
     const Tensor &q = ctx.parent_value(0), &k = ctx.parent_value(1),
                  &v = ctx.parent_value(2), &a = ctx.parent_value(3);
     const std::size_t b = q.shape()[0], t = q.shape()[1], n = q.size();
+    const std::optional<RotaryEmbedding>& rope = rotated->rope;
     const RotatedHeads qk{nullptr, rope ? rotated->query : q.values().data(),
-                          rope ? rotated->key : k.values().data()};
+                          rope ? rotated->key : k.values().data(), std::nullopt};
     Tensor dq = Tensor::zeros(q.shape()), dkey = Tensor::zeros(k.shape()),
            dval = Tensor::zeros(v.shape());
     // dQ and dK of the rotated rows: the gradients themselves without a rotation
