@@ -35,7 +35,7 @@ tunables=${LLMFS_MHA_MALLOC_TUNABLES-glibc.malloc.mmap_max=0:glibc.malloc.trim_t
         --percent-limit 1 2> /dev/null |
       grep -E '^ +[0-9]' | awk 'NR <= 12' |
       sed -E 's/^ +([0-9.]+%) +\[(.)\] +/\1  [\2] /; s/\(anonymous namespace\)::/~/g; s/ +$//' |
-      cut -c1-110 | sed -E 's/ +$//'
+      cut -c1-110 | sed -E 's/( +-)+ *$//; s/ +$//'
   done
   echo "# endregion: $name"
 } > "$out.tmp"

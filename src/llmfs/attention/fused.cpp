@@ -1,5 +1,6 @@
 // Chapter 42
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -226,6 +227,27 @@ std::size_t head_start(const Shape& shape, std::size_t heads, std::size_t l) {
   return (l / heads) * shape[1] * shape[2] + (l % heads) * (shape[2] / heads);
 }
 
+// The op's gradients of its parents Q, K and V, handed to the tape.
+[[nodiscard]] std::expected<void, AutogradError> accumulate_qkv(
+    autograd::BackwardContext& ctx, Tensor grad_query, Tensor grad_key,
+    Tensor grad_value) {
+  LLMFS_TRY(ctx.accumulate(0, std::move(grad_query)));
+  LLMFS_TRY(ctx.accumulate(1, std::move(grad_key)));
+  return ctx.accumulate(2, std::move(grad_value));
+}
+
+// The op on the tape: its output from Q, K, V and the kept weights (the fourth parent,
+// what the backward pass reads); the weights and the output as CausalAttention.
+[[nodiscard]] std::expected<CausalAttention, AttentionError> record_fused(
+    std::string_view op, Tensor output, const std::array<autograd::TensorValue, 3>& qkv,
+    autograd::TensorValue kept, autograd::BackwardFn backward) {
+  auto out = LLMFS_TRY_AT(
+      "causal attention",
+      autograd::record_op(op, std::move(output), {qkv[0], qkv[1], qkv[2], kept},
+                          std::move(backward)));
+  return CausalAttention{{}, {}, std::move(kept), std::move(out)};
+}
+
 // Every row of d_h values of a [B,T,h,d_h] buffer (the layer's [B,T,d_model]), the
 // rows of token t at position offset + t: each pair turned by direction·p·θ_i with
 // RotaryEmbedding::rotate's products and sums (chapter 29's turn_pairs, so the same
@@ -332,7 +354,7 @@ FusedLane head_lane(const RotatedHeads& qk, const Tensor& v, std::size_t l,
 
 // The layer's op once its inputs are checked: fused_causal_attention()'s lanes, one per
 // (b, head), on the heads' columns in place; its errors are that function's.
-std::expected<CausalAttention, AttentionError> fused_heads(
+[[nodiscard]] std::expected<CausalAttention, AttentionError> fused_heads(
     const autograd::TensorValue& query, const autograd::TensorValue& key,
     const autograd::TensorValue& value, std::size_t heads,
     const std::optional<RotaryEmbedding>& rope, std::size_t offset) {
@@ -395,14 +417,10 @@ std::expected<CausalAttention, AttentionError> fused_heads(
       turn_heads(grad_key, dkey.mutable_values().data(), k.shape(), heads, offset,
                  *rope, -1.0);
     }
-    LLMFS_TRY(ctx.accumulate(0, std::move(dq)));
-    LLMFS_TRY(ctx.accumulate(1, std::move(dkey)));
-    return ctx.accumulate(2, std::move(dval));
+    return accumulate_qkv(ctx, std::move(dq), std::move(dkey), std::move(dval));
   };
-  auto out = LLMFS_TRY_AT(
-      stage, autograd::record_op("fused multi-head attention", std::move(output),
-                                 {query, key, value, kept}, backward));
-  return CausalAttention{{}, {}, std::move(kept), std::move(out)};
+  return record_fused("fused multi-head attention", std::move(output),
+                      {query, key, value}, std::move(kept), std::move(backward));
 }
 
 }  // namespace
@@ -464,14 +482,10 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
           fused_backward_lane(fused_lane(q, k, v, l, path), g, scratch);
           return {};
         }));
-    LLMFS_TRY(ctx.accumulate(0, std::move(dq)));
-    LLMFS_TRY(ctx.accumulate(1, std::move(dkey)));
-    return ctx.accumulate(2, std::move(dval));
+    return accumulate_qkv(ctx, std::move(dq), std::move(dkey), std::move(dval));
   };
-  auto out = LLMFS_TRY_AT(
-      stage, autograd::record_op("fused causal attention", std::move(output),
-                                 {query, key, value, kept}, backward));
-  return CausalAttention{{}, {}, std::move(kept), std::move(out)};
+  return record_fused("fused causal attention", std::move(output), {query, key, value},
+                      std::move(kept), std::move(backward));
 }
 
 }  // namespace llmfs::attention
