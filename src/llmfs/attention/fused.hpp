@@ -1,9 +1,10 @@
 // Chapter 42
 #pragma once
 /// \file
-/// \brief Chapter 28's causal attention as one tape op over the lower triangle only:
-/// the same operations on the same numbers in the same order, so every bit of the
-/// output, the weights and the gradients is the composition's (Chapter 42).
+/// \brief Chapter 28's causal attention as one tape op over the lower triangle only,
+/// per head or for every head of chapter 30's layer at once: the same operations on
+/// the same numbers in the same order, so every bit of the output, the weights and the
+/// gradients is the composition's (Chapter 42).
 
 #include <cstddef>
 #include <expected>
@@ -40,15 +41,15 @@ namespace llmfs::attention {
     const autograd::TensorValue& value, std::size_t block_size);
 
 /// Every head of chapter 30's layer as one tape op on the projections `[B,T,d_model]`,
-/// with no split, rotated or merged tensor: per lane `(b, head)` the head's queries and
-/// keys are rotated (RotaryEmbedding::rotate's arithmetic) into `[T, d_h]` scratch
-/// rows, its values are read in place, fused_causal_attention()'s lane runs, and its
-/// output rows are written straight into the head's columns of the `[B,T,d_model]`
-/// result. The backward pass recomputes the rotated rows, runs the lane's backward with
-/// dO and dV in the heads' columns, and turns dQ and dK back into theirs. Output,
-/// weights
-/// `[B,h,T,T]` (a constant on the tape, as in fused_causal_attention()) and the
-/// gradients of Q, K and V equal what split_heads(), RotaryEmbedding::rotate(),
+/// with no split, rotated or merged tensor: Q and K are rotated in one pass each in
+/// storage order (RotaryEmbedding::rotate's arithmetic) into storage of the op's own,
+/// kept for the backward pass; each lane `(b, head)` runs fused_causal_attention()'s
+/// lane on its head's columns of the rotated Q and K and of V in place (rows d_model
+/// apart) and writes its output rows straight into its columns of the `[B,T,d_model]`
+/// result. The backward pass reads dO and writes dV in the heads' columns, collects dQ
+/// and dK of the rotated rows the same way, and turns them back by the opposite angle.
+/// Output, weights `[B,h,T,T]` (a constant on the tape, as in fused_causal_attention())
+/// and the gradients of Q, K and V equal what split_heads(), RotaryEmbedding::rotate(),
 /// stored_weights_attention() and merge_heads() give, bit for bit. Lanes run on
 /// tensor::matmul_defaults().threads threads. Has the signature of LayerAttentionFn.
 /// \return before the tape moves: MultiHeadErrorCode::zero_heads,
