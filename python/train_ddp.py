@@ -18,7 +18,6 @@ import argparse
 import os
 import socket
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -81,7 +81,6 @@ import re
 import shutil
 import sys
 import traceback
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from docutils import nodes
@@ -91,7 +90,6 @@ from sphinx import addnodes
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-from sphinx.util.matching import patfilter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import llmfs_api  # noqa: E402

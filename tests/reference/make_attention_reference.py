@@ -23,7 +23,6 @@ import sys
 from pathlib import Path
 
 import numpy_dispatch  # noqa: F401  (before numpy: the same SIMD paths on every machine)
-import numpy as np
 import torch
 
 from tensor_common import tensor_line, uniform_array

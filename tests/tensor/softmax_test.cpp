@@ -4,6 +4,7 @@
 #include <limits>
 #include <random>
 #include <span>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -115,6 +116,83 @@ TEST(Softmax, RankZeroIsErrorEmptyIsEmpty) {
   EXPECT_EQ(
       llmfs::tensor::softmax_last_axis(Tensor::zeros(Shape{3, 0})).value().shape(),
       (Shape{3, 0}));
+}
+
+// The exported row check by hand: the first NaN or +∞ entry is named whatever the
+// masked-row policy, a masked row passes only when allowed, the row is named by the
+// index the caller gives, and an empty row passes.
+TEST(SoftmaxRowCheck, HandRowsGiveTheSoftmaxErrors) {
+  using llmfs::tensor::check_logit_row;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Shape shape{4, 3};
+  const std::vector<double> masked{-inf, -inf, -inf}, late_inf{-inf, 2, inf},
+      with_nan{1, nan, inf}, fine{-inf, 0, -5};
+  auto m = check_logit_row("op", shape, 2, masked, false);
+  ASSERT_FALSE(m.has_value());
+  EXPECT_EQ(m.error().code, TensorErrorCode::fully_masked_row);
+  EXPECT_EQ(fmt::format("{}", m.error()),
+            "op: fully masked row: [4,3] (row 2 is entirely -inf)");
+  EXPECT_TRUE(check_logit_row("op", shape, 2, masked, true).has_value());
+  auto i = check_logit_row("op", shape, 3, late_inf, true);
+  ASSERT_FALSE(i.has_value());
+  EXPECT_EQ(i.error().code, TensorErrorCode::non_finite_input);
+  EXPECT_EQ(fmt::format("{}", i.error()),
+            "op: non-finite input: [4,3] (row 3 entry 2 is inf)");
+  auto n = check_logit_row("op", shape, 0, with_nan, false);
+  ASSERT_FALSE(n.has_value());
+  EXPECT_EQ(fmt::format("{}", n.error()),
+            "op: non-finite input: [4,3] (row 0 entry 1 is nan)");
+  EXPECT_TRUE(check_logit_row("op", shape, 1, fine, false).has_value());
+  EXPECT_TRUE(check_logit_row("op", Shape{0}, 0, {}, false).has_value());
+}
+
+// Seeded [5, 4] tensors, each row finite, fully masked, or holding one NaN or +∞ at a
+// random entry: all three functions refuse the first bad row (a masked row only for the
+// two that divide), with the message a naive scan predicts.
+TEST(SoftmaxRowCheck, SeededTensorsAreRefusedAtTheirFirstBadRow) {
+  std::mt19937_64 engine(12);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<double> values(20);
+    std::vector<int> kind(5);
+    std::vector<std::size_t> entry(5);
+    for (std::size_t r = 0; r < 5; ++r) {
+      kind[r] = static_cast<int>(engine() % 8);  // 0 masked, 1 NaN, 2 +∞, else finite
+      entry[r] = engine() % 4;
+      for (std::size_t j = 0; j < 4; ++j)
+        values[r * 4 + j] = kind[r] == 0 ? -inf : static_cast<double>(engine() % 7) - 3;
+      if (kind[r] == 1) values[r * 4 + entry[r]] = nan;
+      if (kind[r] == 2) values[r * 4 + entry[r]] = inf;
+    }
+    const Tensor logits = Tensor::from(Shape{5, 4}, values).value();
+    for (bool masked_allowed : {false, true}) {
+      std::string expected;
+      for (std::size_t r = 0; r < 5 && expected.empty(); ++r) {
+        if (kind[r] == 1 || kind[r] == 2)
+          expected = fmt::format("non-finite input: [5,4] (row {} entry {} is {})", r,
+                                 entry[r], kind[r] == 1 ? "nan" : "inf");
+        if (kind[r] == 0 && !masked_allowed)
+          expected =
+              fmt::format("fully masked row: [5,4] (row {} is entirely -inf)", r);
+      }
+      const auto error_text = [](const auto& result) {
+        return result.has_value() ? std::string("accepted")
+                                  : fmt::format("{}", result.error());
+      };
+      if (masked_allowed) {
+        EXPECT_EQ(error_text(llmfs::tensor::logsumexp_last_axis(logits)),
+                  expected.empty() ? "accepted" : "logsumexp_last_axis: " + expected)
+            << "trial " << trial;
+        continue;
+      }
+      EXPECT_EQ(error_text(llmfs::tensor::softmax_last_axis(logits)),
+                expected.empty() ? "accepted" : "softmax_last_axis: " + expected)
+          << "trial " << trial;
+      EXPECT_EQ(error_text(llmfs::tensor::log_softmax_last_axis(logits)),
+                expected.empty() ? "accepted" : "log_softmax_last_axis: " + expected)
+          << "trial " << trial;
+    }
+  }
 }
 
 // The naive reference, in long double (64-bit significand, exponent range to e^11356):

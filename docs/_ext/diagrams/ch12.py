@@ -13,7 +13,7 @@ import math
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, need, number, of_kind
+from diagrams.common import esc, need, number
 
 TITLE = "Stable softmax against the naive formula on the chapter's five rows"
 

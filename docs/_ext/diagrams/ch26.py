@@ -12,7 +12,7 @@ Everything drawn is read from the records; nothing is recomputed.
 
 from trace_records import TraceFormatError
 
-from diagrams.common import esc, flow, items, matrix_box, need, of_kind, single
+from diagrams.common import esc, flow, matrix_box, need, of_kind, single
 
 TITLE = "Three projections, one fused matrix, and PyTorch's in_proj_weight"
 

@@ -16,6 +16,7 @@
 #include <llmfs/attention/fused.hpp>
 #include <llmfs/core/try.hpp>
 #include <llmfs/tensor/matmul.hpp>
+#include <llmfs/tensor/softmax.hpp>
 
 namespace llmfs::attention {
 
@@ -54,41 +55,25 @@ MatrixView transposed(const double* data, std::size_t rows, std::size_t columns,
   return MatrixView{data, rows, columns, 1, stride};
 }
 
-// The softmax's typed refusal of a row (tensor::softmax_last_axis's check_logits):
-// a NaN or +∞ entry, or no entry above −∞.
-[[nodiscard]] std::expected<void, AutogradError> refuse_row(const Shape& weights_shape,
-                                                            std::size_t row,
-                                                            std::size_t entry,
-                                                            double x) {
-  constexpr std::string_view op = "softmax_last_axis";
-  const bool masked = entry == static_cast<std::size_t>(-1);
-  tensor::TensorError error{masked ? tensor::TensorErrorCode::fully_masked_row
-                                   : tensor::TensorErrorCode::non_finite_input,
-                            std::string(op),
-                            {weights_shape},
-                            masked
-                                ? fmt::format("row {} is entirely -inf", row)
-                                : fmt::format("row {} entry {} is {}", row, entry, x)};
-  return at_stage(op, std::move(error));
-}
-
 // Row i of the weights from its scores s_j = Q_i·K_j, j ≤ i (the dots, in place):
 // scaled and masked exactly as scale() and add() do (s·(1/√d_k) + 0.0: the mask's
 // zero turns a −0.0 into +0.0), then softmax_last_axis's steps: the maximum by one
 // comparison, exp(s − m) (a −∞ score gives 0.0 without exp), the sum in key order, the
 // division. Keys above the diagonal would add exp(−∞) = 0.0 to the sum: no change.
-// Returns the first entry the softmax refuses (NaN or +∞), or the row length if none.
-std::size_t softmax_row(std::span<double> row, double scale, double& max) {
+// Refuses the row with the softmax's own row check and error (row `index` of the
+// weights [..., T, T], op and stage "softmax_last_axis").
+[[nodiscard]] std::expected<void, AutogradError> softmax_row(std::span<double> row,
+                                                             double scale,
+                                                             const Shape& weights_shape,
+                                                             std::size_t index) {
+  constexpr std::string_view op = "softmax_last_axis";
   constexpr double minus_infinity = -std::numeric_limits<double>::infinity();
   double m = minus_infinity;
-  for (std::size_t j = 0; j < row.size(); ++j) {
-    const double s = row[j] * scale + 0.0;
-    if (std::isnan(s) || s == std::numeric_limits<double>::infinity()) return j;
-    row[j] = s;
-    m = s > m ? s : m;
+  for (double& x : row) {
+    x = x * scale + 0.0;
+    m = x > m ? x : m;
   }
-  max = m;
-  if (m == minus_infinity) return row.size();  // the caller refuses the row
+  LLMFS_TRY_AT(op, tensor::check_logit_row(op, weights_shape, index, row, false));
   double total = 0.0;
   for (double& x : row) {
     x = x == minus_infinity ? 0.0 : std::exp(x - m);
@@ -96,7 +81,7 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
   }
   for (double& x : row)
     x /= total;
-  return row.size();
+  return {};
 }
 
 // region: fused-forward-lane
@@ -118,13 +103,8 @@ std::size_t softmax_row(std::span<double> row, double scale, double& max) {
                           lane.path);
     for (std::size_t i = r0; i < r1; ++i) {
       double* row = weights + i * t;
-      double max = 0.0;
-      const std::size_t bad = softmax_row(std::span(row, i + 1), scale, max);
-      if (bad <= i)
-        return refuse_row(weights_shape, first_row + i, bad, row[bad] * scale + 0.0);
-      if (max == -std::numeric_limits<double>::infinity())
-        return refuse_row(weights_shape, first_row + i, static_cast<std::size_t>(-1),
-                          max);
+      LLMFS_TRY(
+          softmax_row(std::span(row, i + 1), scale, weights_shape, first_row + i));
       std::fill(row + i + 1, row + r1, 0.0);
     }
     tensor::multiply_into(rows_of(weights + r0 * t, n, r1, t),

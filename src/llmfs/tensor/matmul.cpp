@@ -172,69 +172,41 @@ struct MatrixPair {
 };
 
 // region: fast-packing
-// Rows i0 … i0+mc−1 of a, columns p0 … p0+kc−1, copied into micro-panels of MR rows:
-// panel q holds a[i0+q·MR+r, p0+p] at (q·kc + p)·MR + r, so the tile reads column p's
-// MR values from consecutive addresses (zeros past row mc). Packing only moves numbers;
-// reading a through its two strides is what lets Aᵀ·B use a without a transposed copy.
-template <std::size_t MR>
-[[gnu::always_inline]] inline void pack_a(const MatrixPair& x, std::size_t i0,
-                                          std::size_t mc, std::size_t p0,
-                                          std::size_t kc, double* packed) {
-  for (std::size_t q = 0; q * MR < mc; ++q, packed += kc * MR) {
-    const std::size_t rows = std::min(MR, mc - q * MR);
-    const double* a = x.a + (i0 + q * MR) * x.a_row + p0 * x.a_col;
+// A block of one operand, kc values along the inner axis p by `count` along the other
+// axis t, copied into micro-panels of W: panel q holds the block's element (q·W + t, p)
+// at (q·kc + p)·W + t, so the tile reads p's W values from consecutive addresses (zeros
+// past `count`). Element (t, p) of the block sits at from[t·t_stride + p·p_stride]: for
+// a, t is the row (W = MR); for b, t is the column (W = NR). Packing only moves
+// numbers; reading an operand through its two strides is what lets Aᵀ·B and A·Bᵀ use it
+// without a transposed copy.
+template <std::size_t W>
+[[gnu::always_inline]] inline void pack_panel(const double* from, std::size_t t_stride,
+                                              std::size_t p_stride, std::size_t count,
+                                              std::size_t kc, double* packed) {
+  for (std::size_t q = 0; q * W < count; ++q, packed += kc * W, from += W * t_stride) {
+    const std::size_t width = std::min(W, count - q * W);
     // A whole panel is copied without a test per element (a product with few columns,
-    // such as attention's [T,T]·[T,32], spends a tenth of its time packing a); for a
-    // read transposed, column p's MR values already adjoin: one block copy each.
-    if (rows == MR && x.a_row == 1) {
+    // such as attention's [T,T]·[T,32], spends a tenth of its time packing a); where
+    // p's W values already adjoin (b stored row by row, a read transposed): one block
+    // copy each.
+    if (width == W && t_stride == 1) {
       for (std::size_t p = 0; p < kc; ++p)
-        std::memcpy(packed + p * MR, a + p * x.a_col, MR * sizeof(double));
+        std::memcpy(packed + p * W, from + p * p_stride, W * sizeof(double));
       continue;
     }
-    if (rows == MR) {
-      for (std::size_t p = 0; p < kc; ++p)
-#pragma GCC unroll 16
-        for (std::size_t r = 0; r < MR; ++r)
-          packed[p * MR + r] = a[r * x.a_row + p * x.a_col];
-      continue;
-    }
-    for (std::size_t p = 0; p < kc; ++p)
-      for (std::size_t r = 0; r < MR; ++r)
-        packed[p * MR + r] = r < rows ? a[r * x.a_row + p * x.a_col] : 0.0;
-  }
-}
-
-// endregion: fast-packing
-
-// region: fast-packing-b
-// Rows p0 … p0+kc−1 of b, columns j0 … j0+nc−1, into micro-panels of NR columns: panel
-// q holds b[p0+p, j0+q·NR+s] at (q·kc + p)·NR + s (zeros past column nc). A whole
-// panel of a b stored row by row is NR contiguous values per p: one block copy.
-template <std::size_t NR>
-[[gnu::always_inline]] inline void pack_b(const MatrixPair& x, std::size_t p0,
-                                          std::size_t kc, std::size_t j0,
-                                          std::size_t nc, double* packed) {
-  for (std::size_t q = 0; q * NR < nc; ++q, packed += kc * NR) {
-    const std::size_t cols = std::min(NR, nc - q * NR);
-    const double* b = x.b + p0 * x.b_row + (j0 + q * NR) * x.b_col;
-    if (cols == NR && x.b_col == 1) {
-      for (std::size_t p = 0; p < kc; ++p)
-        std::memcpy(packed + p * NR, b + p * x.b_row, NR * sizeof(double));
-      continue;
-    }
-    if (cols == NR) {  // bᵀ read in place (q·kᵀ): a whole panel, no test per element
+    if (width == W) {  // through both strides (a stored row by row, or q·kᵀ's kᵀ)
       for (std::size_t p = 0; p < kc; ++p)
 #pragma GCC unroll 32
-        for (std::size_t s = 0; s < NR; ++s)
-          packed[p * NR + s] = b[p * x.b_row + s * x.b_col];
+        for (std::size_t t = 0; t < W; ++t)
+          packed[p * W + t] = from[t * t_stride + p * p_stride];
       continue;
     }
     for (std::size_t p = 0; p < kc; ++p)
-      for (std::size_t s = 0; s < NR; ++s)
-        packed[p * NR + s] = s < cols ? b[p * x.b_row + s * x.b_col] : 0.0;
+      for (std::size_t t = 0; t < W; ++t)
+        packed[p * W + t] = t < width ? from[t * t_stride + p * p_stride] : 0.0;
   }
 }
-// endregion: fast-packing-b
+// endregion: fast-packing
 
 // region: fast-block-sizes
 // The cache blocks (Goto & van de Geijn 2008), per instruction set: a kc × nr
@@ -302,10 +274,12 @@ template <class Isa>
     const std::size_t nc = std::min(blocks.nc, x.m - j0);
     for (std::size_t p0 = 0; p0 < x.k; p0 += blocks.kc) {
       const std::size_t kc = std::min(blocks.kc, x.k - p0);
-      pack_b<nr>(x, p0, kc, j0, nc, packed_b);
+      pack_panel<nr>(x.b + p0 * x.b_row + j0 * x.b_col, x.b_col, x.b_row, nc, kc,
+                     packed_b);
       for (std::size_t i0 = row0; i0 < row1; i0 += blocks.mc) {
         const std::size_t mc = std::min(blocks.mc, row1 - i0);
-        pack_a<mr>(x, i0, mc, p0, kc, packed_a);
+        pack_panel<mr>(x.a + i0 * x.a_row + p0 * x.a_col, x.a_row, x.a_col, mc, kc,
+                       packed_a);
         for (std::size_t j = 0; j < nc; j += nr)
           for (std::size_t i = 0; i < mc; i += mr) {
             double* block = x.c + i0 * x.ldc + j0;

@@ -15,8 +15,9 @@ namespace {
 constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
 
 // region: softmax-checks
-// Rank >= 1, no NaN or +∞ anywhere, and, unless the operation is defined there, at
-// least one entry above −∞ in every row. Checked for every row before any is computed.
+// Rank >= 1, and every row passing check_logit_row(): no NaN or +∞ anywhere and, unless
+// the operation is defined there, an entry above −∞. Checked for every row before any
+// is computed.
 [[nodiscard]] std::expected<void, TensorError> check_logits(std::string_view op,
                                                             const Tensor& logits,
                                                             bool allow_masked_rows) {
@@ -28,26 +29,9 @@ constexpr double kMinusInfinity = -std::numeric_limits<double>::infinity();
   const std::size_t width = shape[shape.rank() - 1];
   if (width == 0) return {};
   const auto in = logits.values();
-  for (std::size_t r = 0; r < in.size() / width; ++r) {
-    bool any_allowed = false;
-    for (std::size_t j = 0; j < width; ++j) {
-      const double x = in[r * width + j];
-      if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
-        return std::unexpected(
-            TensorError{TensorErrorCode::non_finite_input,
-                        std::string(op),
-                        {shape},
-                        fmt::format("row {} entry {} is {}", r, j, x)});
-      }
-      if (x != kMinusInfinity) any_allowed = true;
-    }
-    if (!any_allowed && !allow_masked_rows) {
-      return std::unexpected(TensorError{TensorErrorCode::fully_masked_row,
-                                         std::string(op),
-                                         {shape},
-                                         fmt::format("row {} is entirely -inf", r)});
-    }
-  }
+  for (std::size_t r = 0; r < in.size() / width; ++r)
+    LLMFS_TRY(
+        check_logit_row(op, shape, r, in.subspan(r * width, width), allow_masked_rows));
   return {};
 }
 // endregion: softmax-checks
@@ -93,6 +77,35 @@ double log_sum_exp_shifted(std::span<const double> row, double m) {
 // endregion: log-sum-exp-row
 
 }  // namespace
+
+// region: softmax-row-check
+std::expected<void, TensorError> check_logit_row(std::string_view op,
+                                                 const Shape& shape,
+                                                 std::size_t row_index,
+                                                 std::span<const double> row,
+                                                 bool allow_masked_row) {
+  bool any_allowed = row.empty();  // an empty row has nothing to normalise
+  for (std::size_t j = 0; j < row.size(); ++j) {
+    const double x = row[j];
+    if (std::isnan(x) || x == std::numeric_limits<double>::infinity()) {
+      return std::unexpected(
+          TensorError{TensorErrorCode::non_finite_input,
+                      std::string(op),
+                      {shape},
+                      fmt::format("row {} entry {} is {}", row_index, j, x)});
+    }
+    if (x != kMinusInfinity) any_allowed = true;
+  }
+  if (!any_allowed && !allow_masked_row) {
+    return std::unexpected(
+        TensorError{TensorErrorCode::fully_masked_row,
+                    std::string(op),
+                    {shape},
+                    fmt::format("row {} is entirely -inf", row_index)});
+  }
+  return {};
+}
+// endregion: softmax-row-check
 
 // region: softmax
 std::expected<Tensor, TensorError> softmax_last_axis(const Tensor& logits) {

@@ -4,7 +4,10 @@
 /// \brief Numerically stable softmax, log-softmax and log-sum-exp over the last axis
 /// (Chapter 12).
 
+#include <cstddef>
 #include <expected>
+#include <span>
+#include <string_view>
 
 #include <llmfs/tensor/tensor.hpp>
 
@@ -47,5 +50,21 @@ namespace llmfs::tensor {
 [[nodiscard]] std::expected<Tensor, TensorError> logsumexp_last_axis(
     const Tensor& logits);
 // endregion: softmax-api
+
+// region: softmax-row-check-api
+/// The check the three functions above make of each row of the last axis before they
+/// compute anything, exported so that a kernel computing the same softmax its own way
+/// (Chapter 42's fused attention) refuses a row with the same error. `row` is the row's
+/// logits; `op`, `shape` (the whole input's) and `row_index` (the row's index among the
+/// rows of the last axis, counted from 0) only name it in the error. A row of length 0
+/// passes. Source: Chapter 12.
+/// \return TensorErrorCode::non_finite_input for the first NaN or +∞ entry j
+///         ("row R entry J is X"); else, unless `allow_masked_row`,
+///         TensorErrorCode::fully_masked_row when no entry is above −∞ ("row R is
+///         entirely -inf"); both with op `op` and shapes `{shape}`.
+[[nodiscard]] std::expected<void, TensorError> check_logit_row(
+    std::string_view op, const Shape& shape, std::size_t row_index,
+    std::span<const double> row, bool allow_masked_row);
+// endregion: softmax-row-check-api
 
 }  // namespace llmfs::tensor
