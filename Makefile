@@ -3,11 +3,11 @@
 #
 #   make book        build the library and the demos (the target `demos`, not the tests),
 #                    check every demo against its goldens, check the regions and fences,
-#                    render build/book/html/index.html
+#                    render build/book/html/index.html (beside the build: it reads only sources)
 #   make test        the whole suite, each source compiled once per purpose: the default
 #                    preset (optimised: library, demos, chapter tests, benchmarks; ctest:
 #                    goldens, chapter tests, book render and browser check, source and
-#                    reference checks), then the asan preset (AddressSanitizer + UBSan:
+#                    reference checks), beside it the asan preset (AddressSanitizer + UBSan:
 #                    the library and its unit, reference and parity tests)
 #   make traces      regenerate every snippets/chNN-slug/expected.txt and trace.txt
 #   make demo CH=30  build and run one chapter's demo, printing only its report
@@ -43,7 +43,7 @@ BUILD  := build/$(PRESET)
 PYTHON := /usr/bin/python3
 CH     ?=
 
-.PHONY: deps configure build demos book test traces demo sanitize bench bench-gemm bench-attention strict clean train-ngram train-decoder train generate train-fast bench-train
+.PHONY: deps configure build demos book book-checks test traces demo sanitize bench bench-gemm bench-attention strict clean train-ngram train-decoder train generate train-fast bench-train
 
 deps:
 	@tools/install-deps.sh
@@ -61,33 +61,55 @@ demos: configure
 	@echo "== build ($(PRESET)): library and demos"
 	@cmake --build --preset $(PRESET) --target demos
 
-book: demos
+# The book is rendered from the sources alone (chapters, headers, goldens), not from anything
+# the build makes: it renders in the background while the demos compile and the goldens run
+# (Doxygen and Sphinx keep one core busy, the compiler the other), what the CMake target
+# `book` would run (tools/build-book.py into the cache's LLMFS_BOOK_DIR). Its log is
+# printed once the goldens are checked; the target fails if the demos, a check, a golden or
+# the render failed.
+book: configure
+	@book_dir=$$(sed -n 's/^LLMFS_BOOK_DIR:PATH=//p' $(BUILD)/CMakeCache.txt); \
+	  echo "== book: API reference (Doxygen) and chapters (Sphinx) into $$book_dir, beside the build;"; \
+	  echo "   its log follows the goldens ($(BUILD).book.log)"; \
+	  rm -f $(BUILD).book.rc; \
+	  ( $(PYTHON) tools/build-book.py --work "$$book_dir" > $(BUILD).book.log 2>&1; echo $$? > $(BUILD).book.rc ) & \
+	  $(MAKE) --no-print-directory book-checks PRESET=$(PRESET); checks=$$?; wait; \
+	  echo "== book: the log"; cat $(BUILD).book.log; render=$$(cat $(BUILD).book.rc); \
+	  test $$checks = 0 || echo "make book: the demos or their checks failed (above)"; \
+	  test "$$render" = 0 || echo "make book: the render failed (its log above)"; \
+	  test $$checks = 0 && test "$$render" = 0 && echo "book: open $$book_dir/html/index.html"
+
+# What `make book` checks beside the render: the demos built, the regions, fences and
+# Predict sections, every golden.
+book-checks:
+	@echo "== build ($(PRESET)): library and demos"
+	@cmake --build --preset $(PRESET) --target demos
 	@echo "== regions and fences: every region shown exactly once, no hand-typed code"
 	@$(PYTHON) tests/book/book_checks.py regions .
 	@$(PYTHON) tests/book/book_checks.py fences . && $(PYTHON) tests/book/listing_check.py check .
 	@$(PYTHON) tests/book/book_checks.py predict .
 	@echo "== demos: every chapter's report and trace against its golden"
 	@ctest --preset $(PRESET) -L golden
-	@echo "== book: API reference (Doxygen) and chapters (Sphinx)"
-	@cmake --build --preset $(PRESET) --target book
-	@echo "book: open build/book/html/index.html"
 
-# The default preset's tests run in the background while the asan preset compiles: the
-# browser check and the book render leave a core idle much of the time, and the compiler
-# fills it. Their log is printed once the asan build is done; the asan tests run whatever
-# the default ones gave, and the target fails if either suite (or the asan build) failed.
+# The default preset's tests run in the background while the asan preset compiles and then
+# runs its tests: the browser check (the default suite's critical path, ctest starts it
+# first) leaves a core idle part of the time, and the compiler and the sanitized tests fill
+# it; the sanitized tests need nothing from the default suite. Both logs are printed once
+# both suites are done; the target fails if either suite (or the asan build) failed.
 test: build
 	@echo "== tests (default): goldens, chapter tests, book, browser, source and reference checks,"
-	@echo "   running beside the asan build; their log follows it ($(BUILD).ctest.log)"
+	@echo "   running beside the asan build and tests; their logs follow ($(BUILD).ctest.log, build/asan.ctest.log)"
 	@rm -f $(BUILD).ctest.rc; \
 	  ( ctest --preset $(PRESET) > $(BUILD).ctest.log 2>&1; echo $$? > $(BUILD).ctest.rc ) & \
-	  $(MAKE) --no-print-directory build PRESET=asan; asan_build=$$?; wait; \
-	  echo "== tests (default), the log:"; cat $(BUILD).ctest.log; \
-	  default=$$(cat $(BUILD).ctest.rc); asan=skipped; \
+	  $(MAKE) --no-print-directory build PRESET=asan; asan_build=$$?; asan=skipped; \
 	  if test $$asan_build = 0; then \
-	    echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer"; \
-	    ctest --preset asan; asan=$$?; \
+	    echo "== tests under AddressSanitizer + UndefinedBehaviorSanitizer, beside the default tests"; \
+	    ctest --preset asan > build/asan.ctest.log 2>&1; asan=$$?; \
 	  fi; \
+	  wait; \
+	  echo "== tests (default), the log:"; cat $(BUILD).ctest.log; \
+	  default=$$(cat $(BUILD).ctest.rc); \
+	  if test $$asan_build = 0; then echo "== tests (asan), the log:"; cat build/asan.ctest.log; fi; \
 	  echo "== make test: default tests rc=$$default, asan build rc=$$asan_build, asan tests rc=$$asan"; \
 	  test "$$default" = 0 && test $$asan_build = 0 && test "$$asan" = 0
 

@@ -8,7 +8,9 @@
     browser_check.py --self-test HTML_DIR  breaks six chapters of a copy, one way each (a
                                          console error, a remote image, a listing too wide
                                          at 1280 px, a pale caption, a Predict answer left
-                                         open, diagram text past its SVG): each must be named
+                                         open, diagram text past its SVG), and two source
+                                         views (a console error, a missing stylesheet):
+                                         each must be named
     --tabs N                             pages checked side by side (default: one per core, at most 2)
     --pages A,B                          only these pages (paths inside HTML_DIR)
 
@@ -27,7 +29,11 @@ loaded once, at 1280 px, and measured there, then in OS dark, at 390 px and as p
 changing the emulation of the loaded page (about:blank comes between pages, so the next
 page's size never lays out the previous one). Every page (chapters, reference and API
 pages, index, search, general index, print view) and every source view under _code/ must
-load with no console error, no uncaught exception and no failed request. On every book page:
+load with no console error, no uncaught exception and no failed request. A source view is
+proved clean from its markup when it is of the one template's shape (static_source_views: only
+the template's tags and attributes, no inline script, fetching existing local files whose
+stylesheets fetch nothing more, the script pinned by its hash); the largest and smallest of
+each group, and every view not of that shape, are loaded in the browser. On every book page:
   - math: every formula typeset by the local MathJax, no MathJax error, no raw TeX;
   - the theme's script ran (no `no-js`), a theme toggle is visible; figures have titles;
   - a page with a Predict section folds the program's answer: each details.llmfs-answer is
@@ -550,9 +556,162 @@ def check_source_view(report, page, html_dir, rel):
 
 
 def check_code_page(report, page, html_dir, rel):
-    """A source view under _code/: it loads with no console error and no failed request."""
+    """A source view under _code/ loaded in the browser: no console error, no failed request."""
     page.open((html_dir / rel).as_uri(), WIDE)
     _page_problems(report, page, rel)
+
+
+# ---- Source views (_code/): what loading one can report, proved from its markup.
+# A load reports a console error, an uncaught exception or a failed request only through
+# what the page makes the browser fetch or run: the parser itself logs nothing. A source view
+# (docs/_ext/llmfs_book.py, _code_page) is static markup from one template: a table of
+# highlighted lines and links, two stylesheets and one script. So a page is checked without
+# the browser when its markup proves that its load does what a loaded sibling's did:
+#   - every "<" in it opens a tag of the template's shape (SOURCE_VIEW_TAGS: those tags, those
+#     attributes, each value in double quotes; no <style>, no style= or on...= attribute, no
+#     <img>, <iframe>, <base>, <meta http-equiv>, no inline script), so nothing else is fetched
+#     or run, and it is parsed into the same kinds of element;
+#   - what it fetches (<link rel="stylesheet" href>, <script src>) is local and exists (the
+#     browser's request for a missing file fails: reported here with the same words), and
+#     the stylesheets have no url() or @import (which would fetch by what a page contains);
+#   - its <head> is the sibling's (the same tags, attributes and values; only the title's
+#     text differs), so the same three files are fetched by the same relative addresses;
+#   - the script is the one llmfs-code.js whose text SOURCE_VIEW_SCRIPT_SHA256 pins: on load
+#     it reads location.hash (none on these loads: it then only unmarks the
+#     tr.llmfs-marked rows, which the template never writes) and adds a hashchange listener,
+#     whatever the table holds. If that file changes, the argument is not remade silently:
+#     every source view is loaded in the browser again (and a row says why) until the
+#     script has been re-read and the pin moved.
+# Pages grouped by <head> (one group per folder depth, the relative addresses differ): the
+# largest and the smallest page of each group are loaded in the browser and must pass, and so
+# is every page that is not of the template's shape. A page listed in neither is reported
+# only through the static proof, with the browser's wording ("failed request: ...").
+SOURCE_VIEW_TAGS = {  # tag: the attributes _code_page and highlight_lines write on it
+    "html": {"lang"}, "head": set(), "meta": {"charset", "name", "content"}, "title": set(),
+    "link": {"rel", "href"}, "body": set(), "header": set(), "p": set(), "h1": set(),
+    "nav": {"aria-label"}, "ul": set(), "li": set(), "a": {"href", "class", "title"},
+    "main": {"class"}, "table": {"class"}, "tbody": set(), "tr": {"id"}, "td": {"class"},
+    "span": {"class"}, "script": {"src"},
+}
+SOURCE_VIEW_SCRIPT = "_static/llmfs-code.js"
+SOURCE_VIEW_SCRIPT_SHA256 = "bd60d8e1d22a824c71fb6a9e82c03ad85111ebd855f9e4cef24545c12a076f6e"
+_TOKEN = re.compile(r"<[^<>]*>")  # what a "<" opens, up to its ">"
+_TAG = re.compile(r'<(?:!DOCTYPE html|/([a-z][a-z0-9]*)|([a-z][a-z0-9]*)((?:\s+[a-z][a-z-]*="[^"<>]*")*))>')
+_ATTR = re.compile(r'\s+([a-z][a-z-]*)="([^"<>]*)"')
+_tag_verdicts: dict[str, str | tuple[str, dict[str, str]] | None] = {}
+
+
+def _template_tag(token: str) -> str | tuple[str, dict[str, str]] | None:
+    """One "<...>" of a source view: None for an end tag or the doctype, (tag, attributes) for
+    a start tag of the template's shape, or why it is not (memoised: most repeat)."""
+    if token in _tag_verdicts:
+        return _tag_verdicts[token]
+    import html as html_module
+    m = _TAG.fullmatch(token)
+    verdict: str | tuple[str, dict[str, str]] | None = None
+    if not m:
+        verdict = f"markup outside the template: {token[:60]!r}"
+    elif m.group(2):
+        tag = m.group(2)
+        attrs = [(name, html_module.unescape(value)) for name, value in _ATTR.findall(m.group(3) or "")]
+        names = [name for name, _ in attrs]
+        values = dict(attrs)
+        if tag not in SOURCE_VIEW_TAGS:
+            verdict = f"<{tag}> is not a tag of the template"
+        elif len(set(names)) != len(names) or not set(names) <= SOURCE_VIEW_TAGS[tag]:
+            verdict = f"<{tag}> with attributes {names}"
+        elif tag == "meta" and values.get("name", "viewport") != "viewport":
+            verdict = f"<meta name={values['name']!r}>"
+        elif tag == "link" and (values.get("rel") != "stylesheet" or not values.get("href")):
+            verdict = f"a <link> that is not rel=\"stylesheet\" with an href: {values}"
+        elif tag == "script" and not values.get("src"):
+            verdict = "a <script> with code in the page"
+        else:
+            verdict = (tag, values)
+    _tag_verdicts[token] = verdict
+    return verdict
+
+
+def source_view_markup(text: str) -> tuple[tuple, list[tuple[str, str]]] | str:
+    """The <head> of a source view (its tags, the title's text left out) and what it fetches
+    [(tag, address)] in document order; or, for markup the template does not write, why not.
+    Every "<" must open a tag of the template's shape ("<" in the text is written &lt;)."""
+    tokens = _TOKEN.findall(text)
+    if len(tokens) != text.count("<"):
+        return "a '<' that opens no tag (text the template would have escaped)"
+    fetches: list[tuple[str, str]] = []
+    for token in tokens:
+        verdict = _template_tag(token)
+        if isinstance(verdict, str):
+            return verdict
+        if verdict and verdict[0] in ("link", "script"):
+            fetches.append((verdict[0], verdict[1]["src" if verdict[0] == "script" else "href"]))
+    # A script's text is code even when it has a src: each <script> must end at once.
+    if text.count("<script") != len(re.findall(r"<script\b[^<>]*></script>", text)):
+        return "a <script> with code in the page"
+    end = text.find("</head>")
+    if end < 0:
+        return "no </head>"
+    return tuple(_TOKEN.findall(text, 0, end)), fetches
+
+
+def static_source_views(html_dir: Path, rels: list[str]) -> tuple[list[str], list[str], list[str]]:
+    """The source views rels checked from their markup (the comment above): (problems, the
+    pages to load in the browser, rows for the table)."""
+    import hashlib
+    problems: list[str] = []
+    load: list[str] = []
+    groups: dict[tuple, list[tuple[int, str]]] = {}
+    script = html_dir / SOURCE_VIEW_SCRIPT
+    pinned = script.is_file() and hashlib.sha256(script.read_bytes()).hexdigest() == SOURCE_VIEW_SCRIPT_SHA256
+    sheets: dict[Path, bool] = {}  # stylesheet: has no url() or @import
+
+    def sheet_ok(path: Path) -> bool:
+        if path not in sheets:
+            css = path.read_text(encoding="utf-8", errors="replace")
+            sheets[path] = "url(" not in css and "@import" not in css
+        return sheets[path]
+
+    odd: list[str] = []
+    for rel in rels:
+        path = html_dir / rel
+        text = path.read_text(encoding="utf-8", errors="replace")
+        shape = source_view_markup(text)
+        if isinstance(shape, str):
+            odd.append(f"{rel} ({shape})")
+            load.append(rel)
+            continue
+        head, fetches = shape
+        resolved, missing = [], False
+        for tag, address in fetches:
+            if REMOTE.match(address) or re.match(r"^[a-z][a-z0-9+.-]*:", address, re.IGNORECASE):
+                problems.append(f"{rel}: failed request: <{tag}> {address} is not a file of the book (no network)")
+                missing = True
+                continue
+            target = (path.parent / address.split("#")[0].split("?")[0]).resolve()
+            if not target.is_file() or not target.is_relative_to(html_dir):
+                problems.append(f"{rel}: failed request: <{tag}> {address}: no file {target}")
+                missing = True
+                continue
+            resolved.append(target)
+        if missing:
+            continue  # reported as the browser would: a failed request
+        if not all(sheet_ok(t) for t, (tag, _) in zip(resolved, fetches) if tag == "link") \
+                or [t for t, (tag, _) in zip(resolved, fetches) if tag == "script"] != [script.resolve()] or not pinned:
+            load.append(rel)
+            continue
+        groups.setdefault((head, tuple(resolved)), []).append((path.stat().st_size, rel))
+    sample = sorted({rel for members in groups.values() for rel in (min(members)[1], max(members)[1])})
+    load += sample
+    proved = sum(len(m) for m in groups.values()) - len(sample)
+    rows = [f"source views: {proved} proved from their markup (the template's tags only, fetching only existing "
+            f"files with no url() or @import), {len(load)} loaded in the browser: the largest and smallest of each "
+            f"of {len(groups)} <head> group(s) ({len(sample)}), {len(odd)} not of the template's shape"
+            + (f" ({'; '.join(odd[:3])})" if odd else "")]
+    if not pinned:
+        rows.append(f"source views: {SOURCE_VIEW_SCRIPT} is not the script the static proof was made for "
+                    f"(SOURCE_VIEW_SCRIPT_SHA256): every source view is loaded in the browser")
+    return problems, sorted(load), rows
 
 
 SEARCH_TERMS = ("softmax", "RoPE", "multi-head")
@@ -590,11 +749,15 @@ class Job:
         self.done = False
 
 
-def jobs_for(html_dir: Path) -> list[Job]:
+def source_views(html_dir: Path) -> list[str]:
+    return sorted(str(p.relative_to(html_dir)) for p in (html_dir / "_code").rglob("*.html"))
+
+
+def jobs_for(html_dir: Path, codes: list[str]) -> list[Job]:
     """Every check as a job: each book page (with the one-off checks on their pages), each
-    source view, each search. cost: the bytes of HTML, so that the longest start first."""
+    source view of codes (those static_source_views leaves to the browser), each search.
+    cost: the bytes of HTML, so that the longest start first."""
     pages = [str(p.relative_to(html_dir)) for p in book_pages(html_dir)]
-    codes = sorted(str(p.relative_to(html_dir)) for p in (html_dir / "_code").rglob("*.html"))
     chapters = [r for r in pages if chapter_like(r) and r != "index.html" and not r.startswith("reference/")]
     toggle_on = chapters[-1] if chapters else None
     tall_on = next((r for r in chapters if r.startswith("30-")), None)
@@ -610,7 +773,7 @@ def jobs_for(html_dir: Path) -> list[Job]:
                 report, page, html_dir, rel, toggle=rel == toggle_on, tall=rel == tall_on,
                 source_view=rel == source_from)
         jobs.append(Job(len(jobs), rel, size, run, fresh=rel == toggle_on))
-    for rel in codes:  # every source view: no console error, no failed request
+    for rel in codes:  # a source view: no console error, no failed request
         run = lambda report, page, rel=rel: check_code_page(report, page, html_dir, rel)
         jobs.append(Job(len(jobs), rel, (html_dir / rel).stat().st_size, run))
     for term in SEARCH_TERMS:
@@ -690,9 +853,13 @@ def browser_problems(html_dir: Path, tabs: int | None = None, only: list[str] | 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from cdp import Browser, CdpError
 
-    jobs = jobs_for(html_dir)
+    codes = source_views(html_dir)
     if only is not None:
-        unknown = set(only) - {j.name for j in jobs}
+        codes = [rel for rel in codes if rel in only]
+    static, loaded, code_rows = static_source_views(html_dir, codes)
+    jobs = jobs_for(html_dir, loaded)
+    if only is not None:
+        unknown = set(only) - {j.name for j in jobs} - set(codes)
         if unknown:
             return [f"--pages: no such page or job: {sorted(unknown)}"], []
         jobs = [j for j in jobs if j.name in only]
@@ -704,11 +871,11 @@ def browser_problems(html_dir: Path, tabs: int | None = None, only: list[str] | 
     except CdpError as error:
         return [f"DevTools: {error}"], []
     wall = time.monotonic() - started
-    problems = [p for job in jobs for p in job.report.problems]
+    problems = static + [p for job in jobs for p in job.report.problems]
     pages = [j for j in jobs if not j.name.startswith(("_code/", "search.html?"))]
-    codes = [j for j in jobs if j.name.startswith("_code/")]
-    rows = [f"{len(pages)} book pages and {len(codes)} source views opened offline (unshare -n), "
-            f"{tabs} tab(s) side by side, {wall:.1f} s"]
+    opened = [j for j in jobs if j.name.startswith("_code/")]
+    rows = [f"{len(pages)} book pages and {len(opened)} source views opened offline (unshare -n), "
+            f"{tabs} tab(s) side by side, {wall:.1f} s", *code_rows]
     rows += [r for job in pages for r in job.report.rows]
     rows += [r for job in jobs for r in job.report.late_rows]
     slow = sorted((t for job in pages for t in job.report.timings), reverse=True)[:4]
@@ -720,8 +887,9 @@ SELF_TEST_MARK = "llmfs-self-test"
 
 
 def self_test(html_dir: Path, tabs: int | None) -> int:
-    """Break six chapters of a copy of the book, one way each, and check that the browser
-    check names each page and each fault, and passes an unbroken page beside them."""
+    """Break six chapters and two source views of a copy of the book, one way each, and check
+    that the browser check names each page and each fault, and passes an unbroken page and
+    unbroken source views beside them (one of which it proves from its markup)."""
     remote = f"https://example.invalid/{SELF_TEST_MARK}.png"
     # A listing that no longer wraps (its long lines wrap at 1280 px by design): its first
     # line made 240 characters long and its <pre> kept from wrapping.
@@ -750,6 +918,19 @@ def self_test(html_dir: Path, tabs: int | None) -> int:
             return 1
         chosen.append(page)
     a, b, c, d, e, f = chosen
+    # Two source views of the folder with the most, broken: one given an inline script with a
+    # console error (no longer of the template's shape: loaded in the browser), one whose
+    # stylesheet is missing (found from its markup); three unbroken ones beside them, of which
+    # the middle one is proved from its markup, not loaded.
+    by_folder: dict[Path, list[Path]] = {}
+    for view in (html_dir / "_code").rglob("*.html"):
+        by_folder.setdefault(view.parent, []).append(view)
+    folder = max(by_folder.values(), key=len) if by_folder else []
+    if len(folder) < 5:
+        print(f"self-test: no folder of source views in {html_dir}/_code with five views", file=sys.stderr)
+        return 1
+    g, h, *clean_views = [str(v.relative_to(html_dir)) for v in sorted(folder, key=lambda v: (v.stat().st_size, v))[:5]]
+    missing_css = f"{SELF_TEST_MARK}-missing.css"
     faults = {  # page: (what is done to it, (old, new) on its HTML, the messages that must name it)
         a: ("a console error", ("</body>", f"<script>console.error('{SELF_TEST_MARK}: deliberate')</script></body>"),
             [f"{a}: console.error: {SELF_TEST_MARK}: deliberate"]),
@@ -762,6 +943,10 @@ def self_test(html_dir: Path, tabs: int | None) -> int:
             [f"{e}: answer 1 is open on load"]),
         f: ("diagram text past its SVG's right edge", (svg_re, overflow_text),
             [f"{f} [1280 px]: diagram text out of place: ", f'"{SELF_TEST_MARK} label" runs']),
+        g: ("a source view with a console error", ("</body>", f"<script>console.error('{SELF_TEST_MARK}: view')</script></body>"),
+            [f"{g}: console.error: {SELF_TEST_MARK}: view"]),
+        h: ("a source view whose stylesheet is missing", ('/llmfs-code.css"', f'/{missing_css}"'),
+            [f"{h}: failed request: ", missing_css]),
     }
     failures = []
     with tempfile.TemporaryDirectory(prefix="llmfs-browser-self-test-") as tmp:
@@ -777,7 +962,7 @@ def self_test(html_dir: Path, tabs: int | None) -> int:
             if count == 0:
                 failures.append(f"{page}: cannot add {what}: no {old!r} in it")
             (copy / page).write_text(text, encoding="utf-8")
-        problems, _ = browser_problems(copy, tabs, only=[*faults, "index.html"])
+        problems, rows = browser_problems(copy, tabs, only=[*faults, "index.html", *clean_views])
         static = offline_problems(copy)
     for page, (what, _, wanted) in faults.items():
         found = [p for p in problems if p.startswith(page)]
@@ -786,7 +971,11 @@ def self_test(html_dir: Path, tabs: int | None) -> int:
         if missing:
             failures.append(f"{page} with {what}: the browser check did not report {missing}")
     clean = [p for p in problems if not p.startswith(tuple(faults))]
-    print(f"self-test: index.html unbroken: {len(clean)} problem(s)")
+    print(f"self-test: index.html and {len(clean_views)} source views unbroken: {len(clean)} problem(s)")
+    proved = [int(m[1]) for r in rows for m in [re.match(r"source views: (\d+) proved", r)] if m]
+    print(f"self-test: {proved[0] if proved else 0} unbroken source view(s) proved from their markup, not loaded")
+    if not proved or proved[0] < 1:
+        failures.append(f"no unbroken source view among {clean_views} was proved from its markup: {rows}")
     failures += [f"unbroken page failed: {p}" for p in clean]
     static_hit = [p for p in static if p.startswith(b) and remote in p]
     print(f"self-test: static scan of {b}: " + ("; ".join(static_hit) or "nothing"))
@@ -805,7 +994,7 @@ def main(argv: list[str]) -> int:
     only.add_argument("--offline", action="store_true", help="only the static scans")
     only.add_argument("--browser", action="store_true", help="only the browser check")
     only.add_argument("--self-test", action="store_true",
-                      help="break six chapters of a copy of HTML_DIR; the check must name each")
+                      help="break six chapters and two source views of a copy of HTML_DIR; the check must name each")
     parser.add_argument("--tabs", type=int, default=None, help="pages checked side by side (default: one per core, at most 2)")
     parser.add_argument("--pages", help="only these pages (comma-separated paths inside HTML_DIR, or search.html?q=TERM)")
     args = parser.parse_args(argv[1:])
