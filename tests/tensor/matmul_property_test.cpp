@@ -99,6 +99,28 @@ TEST(MatmulProperty, BlockEdgesPrimesAndEmptyShapesMatchTheTeachingLoopBitwise) 
   EXPECT_GE(checked, 36u);  // at least the portable path's draws ran
 }
 
+// k = 0 on every fast path: each output is the empty sum, +0.0, never the unwritten
+// storage of Tensor::uninitialized() (NaN in this file's sanitizer build).
+TEST(MatmulProperty, AnEmptyInnerAxisGivesPositiveZerosOnEveryPath) {
+  for (const MatmulPath path : kFastPaths) {
+    if (!llmfs::tensor::matmul_path_supported(path)) continue;
+    for (const std::size_t threads : {1, 2}) {
+      const MatmulOptions options{path, threads, 0.0};
+      const auto plain = llmfs::tensor::matmul(Tensor::zeros(Shape{2, 5, 0}),
+                                               Tensor::zeros(Shape{0, 3}), options);
+      const auto tn = llmfs::tensor::matmul_transposed(
+          Tensor::zeros(Shape{0, 5}), Transpose::yes, Tensor::zeros(Shape{0, 3}),
+          Transpose::no, options);
+      ASSERT_TRUE(plain && tn);
+      EXPECT_EQ(plain->shape(), (Shape{2, 5, 3}));
+      EXPECT_EQ(tn->shape(), (Shape{5, 3}));
+      for (const Tensor* t : {&*plain, &*tn})
+        for (double v : t->values())
+          EXPECT_TRUE(v == 0.0 && !std::signbit(v)) << v;
+    }
+  }
+}
+
 // Past every block at once: mr + 1 rows, kc + 1 inner terms and nc + 1 columns, so the
 // product has two row tiles, two k-blocks and two column blocks (the j0 loop runs
 // twice), on every path this processor runs, against the teaching loop bit for bit.

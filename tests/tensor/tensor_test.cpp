@@ -99,6 +99,51 @@ TEST(Tensor, ZerosFullAndScalar) {
   EXPECT_EQ(empty.size(), 0u);
 }
 
+// Storage's allocator changes only elements created without a value: values, copies
+// and pushes are std::vector<double>'s.
+TEST(Storage, ValuesCopiesAndPushesAreThoseOfAStdVector) {
+  llmfs::tensor::Storage filled(4, -0.0);
+  for (double v : filled)
+    EXPECT_TRUE(std::signbit(v) && v == 0.0);
+  llmfs::tensor::Storage pushed;
+  for (int i = 0; i < 100; ++i)
+    pushed.push_back(0.5 * i);
+  const llmfs::tensor::Storage copied = pushed;
+  ASSERT_EQ(copied.size(), 100u);
+  for (std::size_t i = 0; i < copied.size(); ++i)
+    EXPECT_EQ(copied[i], 0.5 * static_cast<double>(i));
+  const llmfs::tensor::Storage listed{1.0, 2.0};
+  EXPECT_EQ(listed, (llmfs::tensor::Storage{1.0, 2.0}));
+}
+
+// uninitialized(): the shape asked for; in a build without NDEBUG every element is the
+// quiet NaN a kernel must overwrite (with NDEBUG the values are unspecified, and only
+// the shape is checked).
+TEST(Tensor, UninitializedHasTheShapeAndIsPoisonedInCheckedBuilds) {
+  auto t = Tensor::uninitialized(Shape{3, 5});
+  EXPECT_EQ(t.shape(), (Shape{3, 5}));
+  EXPECT_EQ(t.size(), 15u);
+#ifndef NDEBUG
+  for (double v : t.values())
+    EXPECT_TRUE(std::isnan(v));
+#endif
+  EXPECT_EQ(Tensor::uninitialized(Shape{0, 7}).size(), 0u);
+  EXPECT_EQ(Tensor::uninitialized(Shape{}).size(), 1u);
+}
+
+TEST(Tensor, FromStorageAgreesWithFromAndRefusesTheSame) {
+  auto a = Tensor::from(Shape{2, 2}, {1, 2, 3, 4}).value();
+  auto b = Tensor::from_storage(Shape{2, 2}, {1, 2, 3, 4}).value();
+  EXPECT_EQ(a, b);
+  auto wrong = Tensor::from_storage(Shape{2, 3}, {1, 2, 3, 4, 5});
+  ASSERT_FALSE(wrong.has_value());
+  EXPECT_EQ(fmt::format("{}", wrong.error()),
+            "tensor: size mismatch: [2,3] (shape holds 6 elements, got 5 values)");
+  const std::size_t big = std::size_t{1} << 40;
+  EXPECT_EQ(Tensor::from_storage(Shape{big, big}, {}).error().code,
+            TensorErrorCode::element_count_overflow);
+}
+
 TEST(Tensor, FormatsShapeAndSixDecimals) {
   auto t = Tensor::from(Shape{2, 2}, {1.0, -0.0, 0.5403023058681398,
                                       -std::numeric_limits<double>::infinity()})

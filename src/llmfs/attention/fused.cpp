@@ -347,8 +347,9 @@ FusedLane head_lane(const RotatedHeads& qk, const Tensor& v, std::size_t l,
   const Tensor* v = LLMFS_TRY_AT(stage, value.value_view());
   const tensor::MatmulPath path = tensor::matmul_defaults().path;
   const Shape weights_shape{b, heads, t, t};
-  Tensor weights = Tensor::zeros(weights_shape);
-  Tensor output = Tensor::zeros(query.shape());
+  Tensor weights = Tensor::zeros(weights_shape);  // the zeros past the diagonal stay
+  Tensor output =
+      Tensor::uninitialized(query.shape());  // every lane writes its columns
   double* w = weights.mutable_values().data();
   double* o = output.mutable_values().data();
   // Rotated once for every lane, in storage order; kept for the backward pass
@@ -369,8 +370,10 @@ FusedLane head_lane(const RotatedHeads& qk, const Tensor& v, std::size_t l,
     const std::optional<RotaryEmbedding>& rope = rotated->rope;
     const RotatedHeads qk{nullptr, rope ? rotated->query : q.values().data(),
                           rope ? rotated->key : k.values().data(), std::nullopt};
-    Tensor dq = Tensor::zeros(q.shape()), dkey = Tensor::zeros(k.shape()),
-           dval = Tensor::zeros(v.shape());
+    // Written in full by the lanes (and the rotation's backward): never zero-filled
+    Tensor dq = Tensor::uninitialized(q.shape()),
+           dkey = Tensor::uninitialized(k.shape()),
+           dval = Tensor::uninitialized(v.shape());
     // dQ and dK of the rotated rows: the gradients themselves without a rotation
     std::unique_ptr<double[]> turned;
     double* grad_query = dq.mutable_values().data();
@@ -428,8 +431,8 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
   const Tensor* v = LLMFS_TRY_AT(stage, value.value_view());
   const tensor::MatmulPath path = tensor::matmul_defaults().path;
   const Shape weights_shape = table_shape(query.shape());
-  Tensor weights = Tensor::zeros(weights_shape);
-  Tensor output = Tensor::zeros(value.shape());
+  Tensor weights = Tensor::zeros(weights_shape);  // the zeros past the diagonal stay
+  Tensor output = Tensor::uninitialized(value.shape());  // every lane writes its rows
   const std::size_t dv = value.shape()[rank - 1];
   double* w = weights.mutable_values().data();
   double* o = output.mutable_values().data();
@@ -448,8 +451,10 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
                  &v = ctx.parent_value(2), &a = ctx.parent_value(3);
     const std::size_t rank = q.rank(), t = q.shape()[rank - 2];
     const std::size_t dk = q.shape()[rank - 1], dv = v.shape()[rank - 1];
-    Tensor dq = Tensor::zeros(q.shape()), dkey = Tensor::zeros(k.shape()),
-           dval = Tensor::zeros(v.shape());
+    // Written in full by the lanes (and the rotation's backward): never zero-filled
+    Tensor dq = Tensor::uninitialized(q.shape()),
+           dkey = Tensor::uninitialized(k.shape()),
+           dval = Tensor::uninitialized(v.shape());
     LLMFS_TRY(detail::for_each_lane(
         detail::lane_count(q.shape()),
         [&](std::size_t l) -> std::expected<void, AutogradError> {

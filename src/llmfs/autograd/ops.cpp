@@ -267,7 +267,7 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                      const std::size_t width = y.shape()[y.rank() - 1];
                      // Each element written once, in order (no zero-filled buffer),
                      // and the result moved into the gradient.
-                     std::vector<double> gx;
+                     tensor::Storage gx;
                      gx.reserve(y.size());
                      if (width != 0) {
                        const auto yv = y.values();
@@ -281,7 +281,7 @@ std::expected<TensorValue, AutogradError> softmax_last_axis(const TensorValue& a
                      }
                      Tensor gradient =
                          LLMFS_TRY_AT("softmax_last_axis backward",
-                                      Tensor::from(y.shape(), std::move(gx)));
+                                      Tensor::from_storage(y.shape(), std::move(gx)));
                      return ctx.accumulate(0, std::move(gradient));
                    });
 }

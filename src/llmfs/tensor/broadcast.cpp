@@ -95,14 +95,14 @@ template <typename Combine>
   auto out_shape = LLMFS_TRY(broadcast_shapes(a.shape(), b.shape(), op));
   const auto a_strides = broadcast_strides(a.shape(), out_shape);
   const auto b_strides = broadcast_strides(b.shape(), out_shape);
-  std::vector<double> values;
+  Storage values;
   values.reserve(LLMFS_TRY(checked_element_count(out_shape, op)));
   const auto av = a.values();
   const auto bv = b.values();
   for_each_offset_pair(
       out_shape, a_strides, b_strides,
       [&](std::size_t i, std::size_t j) { values.push_back(combine(av[i], bv[j])); });
-  return Tensor::from(std::move(out_shape), std::move(values));
+  return Tensor::from_storage(std::move(out_shape), std::move(values));
 }
 // endregion: elementwise
 
@@ -122,12 +122,11 @@ std::expected<Tensor, TensorError> multiply(const Tensor& a, const Tensor& b) {
 }
 
 std::expected<Tensor, TensorError> scale(const Tensor& input, double factor) {
-  std::vector<double>
-      values;  // each product written once: no copy to multiply in place
+  Storage values;  // each product written once: no copy to multiply in place
   values.reserve(input.size());
   for (double v : input.values())
     values.push_back(v * factor);
-  return Tensor::from(input.shape(), std::move(values));
+  return Tensor::from_storage(input.shape(), std::move(values));
 }
 // endregion: elementwise-ops
 

@@ -56,7 +56,7 @@ std::expected<Tensor, TensorError> reshape(const Tensor& input, Shape shape) {
 std::expected<Tensor, TensorError> reshape(Tensor&& input, Shape shape) {
   if (auto error = reshape_error(input.shape(), input.size(), shape))
     return std::unexpected(std::move(*error));
-  return Tensor::from(std::move(shape), std::move(input).take_values());
+  return Tensor::from_storage(std::move(shape), std::move(input).take_values());
 }
 // endregion: reshape
 
@@ -99,7 +99,7 @@ std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t ax
     run *= view.shape[axis];
   const std::vector<std::size_t> dims = view.shape.as_vector();
   const Shape leading(std::vector<std::size_t>(dims.begin(), dims.begin() + last + 1));
-  std::vector<double> values;
+  Storage values;
   values.reserve(input.size());
   const auto in = input.values();
   for_each_strided<1>(leading,
@@ -112,7 +112,7 @@ std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t ax
                           values.insert(values.end(), block.begin(), block.end());
                         }
                       });
-  return Tensor::from(std::move(view.shape), std::move(values));
+  return Tensor::from_storage(std::move(view.shape), std::move(values));
 }
 // endregion: transpose
 
@@ -138,14 +138,14 @@ std::expected<Tensor, TensorError> slice_last_axis(const Tensor& input,
   const std::size_t rows = width == 0 ? 0 : input.size() / width;
   std::vector<std::size_t> out_dims = in_shape.as_vector();
   out_dims.back() = count;
-  std::vector<double> values;
+  Storage values;
   values.reserve(rows * count);
   const auto in = input.values();
   for (std::size_t row = 0; row < rows; ++row) {
     const auto first = in.begin() + static_cast<std::ptrdiff_t>(row * width + begin);
     values.insert(values.end(), first, first + static_cast<std::ptrdiff_t>(count));
   }
-  return Tensor::from(Shape(std::move(out_dims)), std::move(values));
+  return Tensor::from_storage(Shape(std::move(out_dims)), std::move(values));
 }
 
 }  // namespace llmfs::tensor

@@ -475,6 +475,22 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b) {
   return matmul(a, b, matmul_defaults());
 }
 
+namespace {
+
+// The product's [..., n, m] output: zeros where the teaching loop sums into it or there
+// are no terms (k = 0), uninitialised where the blocked kernel writes every c[i,j] on
+// its first block of terms without reading it.
+Tensor output_for(const Shape& batch, std::size_t n, std::size_t k, std::size_t m,
+                  MatmulPath path) {
+  std::vector<std::size_t> dims = batch.as_vector();
+  dims.insert(dims.end(), {n, m});
+  if (path == MatmulPath::teaching || k == 0)
+    return Tensor::zeros(Shape(std::move(dims)));
+  return Tensor::uninitialized(Shape(std::move(dims)));
+}
+
+}  // namespace
+
 // region: matmul
 // One matrix pair per entry of the broadcast batch: the odometer walks the batch axes
 // with three sets of matrix strides and lists each entry's a, b and output. The
@@ -486,9 +502,7 @@ std::expected<Tensor, TensorError> matmul(const Tensor& a, const Tensor& b,
   const Shape& sa = a.shape();
   const Shape& sb = b.shape();
   const std::size_t n = sa[sa.rank() - 2], k = sa[sa.rank() - 1], m = sb[sb.rank() - 1];
-  std::vector<std::size_t> out_dims = batch.as_vector();
-  out_dims.insert(out_dims.end(), {n, m});
-  Tensor out = Tensor::zeros(Shape(std::move(out_dims)));
+  Tensor out = output_for(batch, n, k, m, options.path);
   if (out.size() == 0 || k == 0) return out;
   const auto a_strides = matrix_strides(batch_shape(sa), batch, n * k);
   const auto b_strides = matrix_strides(batch_shape(sb), batch, k * m);
@@ -551,9 +565,7 @@ std::expected<Tensor, TensorError> matmul_transposed(const Tensor& a,
               sb = as_read(b.shape(), transpose_b);
   const Shape batch = LLMFS_TRY(check_matmul(sa, sb));
   const std::size_t n = sa[sa.rank() - 2], k = sa[sa.rank() - 1], m = sb[sb.rank() - 1];
-  std::vector<std::size_t> out_dims = batch.as_vector();
-  out_dims.insert(out_dims.end(), {n, m});
-  Tensor out = Tensor::zeros(Shape(std::move(out_dims)));
+  Tensor out = output_for(batch, n, k, m, options.path);
   if (out.size() == 0 || k == 0) return out;
   const auto a_strides = matrix_strides(batch_shape(sa), batch, n * k);
   const auto b_strides = matrix_strides(batch_shape(sb), batch, k * m);

@@ -54,7 +54,8 @@ double row_max(std::span<const double> row) {
 template <class RowOp>
 Tensor map_rows(const Tensor& logits, RowOp row_op) {
   const std::size_t width = logits.shape()[logits.shape().rank() - 1];
-  Tensor out = Tensor::zeros(logits.shape());
+  Tensor out =
+      Tensor::uninitialized(logits.shape());  // every row writes all of its own
   if (width == 0) return out;
   const auto in = logits.values();
   auto y = out.mutable_values();

@@ -1,8 +1,10 @@
 // Chapter 8
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include <llmfs/tensor/number_format.hpp>
 #include <llmfs/tensor/tensor.hpp>
@@ -11,13 +13,13 @@ namespace llmfs::tensor {
 
 namespace {
 
-// zeros() and full() are only called on shapes whose count fits (see their
-// precondition): reaching the abort is a library bug, not bad input.
+// zeros(), full() and uninitialized() are only called on shapes whose count fits (see
+// their precondition): reaching the abort is a library bug, not bad input.
 std::size_t count_or_abort(const Shape& shape) {
   const auto count = checked_element_count(shape, "tensor");
   if (!count) {
-    fmt::print(stderr, "llmfs bug: Tensor::zeros/full on shape {}: {}\n", shape,
-               describe(count.error().code));
+    fmt::print(stderr, "llmfs bug: Tensor::zeros/full/uninitialized on shape {}: {}\n",
+               shape, describe(count.error().code));
     std::abort();
   }
   return *count;
@@ -27,12 +29,16 @@ std::size_t count_or_abort(const Shape& shape) {
 
 Tensor::Tensor() : values_(1, 0.0) {}
 
-Tensor::Tensor(Shape shape, std::vector<double> values)
+Tensor::Tensor(Shape shape, Storage values)
     : shape_(std::move(shape)), values_(std::move(values)) {}
 
-// region: tensor-from-checks
 std::expected<Tensor, TensorError> Tensor::from(Shape shape,
                                                 std::vector<double> values) {
+  return from_storage(std::move(shape), Storage(values.begin(), values.end()));
+}
+
+// region: tensor-from-checks
+std::expected<Tensor, TensorError> Tensor::from_storage(Shape shape, Storage values) {
   const auto count = shape.element_count();
   if (!count) {
     return std::unexpected(
@@ -55,11 +61,20 @@ Tensor Tensor::zeros(Shape shape) {
 
 Tensor Tensor::full(Shape shape, double value) {
   const std::size_t count = count_or_abort(shape);
-  return Tensor(std::move(shape), std::vector<double>(count, value));
+  return Tensor(std::move(shape), Storage(count, value));
+}
+
+Tensor Tensor::uninitialized(Shape shape) {
+  const std::size_t count = count_or_abort(shape);
+  Storage values(count);  // default-initialised: no write
+#ifndef NDEBUG
+  std::fill(values.begin(), values.end(), std::numeric_limits<double>::quiet_NaN());
+#endif
+  return Tensor(std::move(shape), std::move(values));
 }
 
 Tensor Tensor::scalar(double value) {
-  return Tensor(Shape{}, std::vector<double>{value});
+  return Tensor(Shape{}, Storage{value});
 }
 
 // region: at-checks
@@ -86,7 +101,7 @@ std::expected<double, TensorError> Tensor::at(
 // endregion: at-checks
 
 std::size_t max_element_count() noexcept {
-  return std::vector<double>().max_size();
+  return Storage().max_size();
 }
 
 std::expected<std::size_t, TensorError> checked_element_count(const Shape& shape,

@@ -6,8 +6,12 @@
 #include <cstddef>
 #include <expected>
 #include <initializer_list>
+#include <memory>
+#include <new>
 #include <span>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -16,6 +20,39 @@
 #include <llmfs/tensor/shape.hpp>
 
 namespace llmfs::tensor {
+
+// region: storage
+/// `std::allocator<T>`, except that an element created without a value (`resize(n)`,
+/// a count-only constructor) is default-initialised: for `double`, left as the memory
+/// was instead of set to 0.0. Every element created from a value (`push_back`, a
+/// `(count, value)` constructor, a copy) is the same as with `std::allocator`.
+template <class T>
+struct DefaultInitAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = DefaultInitAllocator<U>;
+  };
+  DefaultInitAllocator() noexcept = default;
+  template <class U>
+  DefaultInitAllocator(const DefaultInitAllocator<U>& /*other*/) noexcept {}
+  /// No value: default-initialisation (no write for a trivial type).
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  /// A value or constructor arguments: exactly std::allocator's construction.
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+/// A tensor's elements: a `std::vector<double>` that can grow without zeroing what it
+/// adds (Tensor::uninitialized()), so that a kernel that writes every element does not
+/// pay for a fill first.
+using Storage = std::vector<double, DefaultInitAllocator<double>>;
+// endregion: storage
 
 // region: tensor-class
 /// A dense tensor of `double`: a Shape and its elements in row-major (C) order.
@@ -34,6 +71,9 @@ class Tensor {
   ///         count, TensorErrorCode::element_count_overflow if that count overflows.
   [[nodiscard]] static std::expected<Tensor, TensorError> from(
       Shape shape, std::vector<double> values);
+  /// The same from storage built as a Storage (no copy of the values; same errors).
+  [[nodiscard]] static std::expected<Tensor, TensorError> from_storage(Shape shape,
+                                                                       Storage values);
   /// A tensor of zeros. Precondition: the element count fits (checked_element_count()
   /// succeeds). Every library caller checks it first, or builds the shape from an
   /// existing tensor's; breaking it is a library bug, so it aborts with a message
@@ -41,6 +81,12 @@ class Tensor {
   [[nodiscard]] static Tensor zeros(Shape shape);
   /// A tensor with every element equal to `value` (same precondition as zeros()).
   [[nodiscard]] static Tensor full(Shape shape, double value);
+  /// A tensor whose elements are unspecified until written, for a kernel that writes
+  /// every element before anything reads one (chapter 12's softmax rows, chapter 42's
+  /// product and fused attention); reading one first is a bug. Builds without NDEBUG
+  /// (the asan preset) fill it with quiet NaN, so that a skipped element shows up in a
+  /// test's comparison. Same precondition as zeros().
+  [[nodiscard]] static Tensor uninitialized(Shape shape);
   /// The rank-0 tensor holding `value`.
   [[nodiscard]] static Tensor scalar(double value);
 
@@ -58,8 +104,8 @@ class Tensor {
   // region: take-values
   /// Moves the storage out (Chapter 9's reshape of a tensor the caller gives up),
   /// leaving this tensor empty, of shape `[0]`, so that its shape and storage agree.
-  [[nodiscard]] std::vector<double> take_values() && {
-    std::vector<double> out = std::move(values_);
+  [[nodiscard]] Storage take_values() && {
+    Storage out = std::move(values_);
     values_.clear();
     shape_ = Shape{0};
     return out;
@@ -83,13 +129,13 @@ class Tensor {
   friend bool operator==(const Tensor&, const Tensor&) = default;
 
  private:
-  Tensor(Shape shape, std::vector<double> values);
-  Shape shape_;                 // the axis lengths
-  std::vector<double> values_;  // element (i0, …, ik) at row_major_offset(shape_, i)
+  Tensor(Shape shape, Storage values);
+  Shape shape_;     // the axis lengths
+  Storage values_;  // element (i0, …, ik) at row_major_offset(shape_, i)
 };
 // endregion: tensor-at
 
-/// The largest element count a Tensor can store (`std::vector<double>::max_size()`).
+/// The largest element count a Tensor can store (`Storage::max_size()`).
 /// Library code that builds a tensor from a caller's sizes checks against it before
 /// allocating, so that an oversized request comes back as a typed error instead of
 /// std::length_error.
