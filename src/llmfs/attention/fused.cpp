@@ -451,7 +451,7 @@ std::expected<CausalAttention, AttentionError> fused_causal_attention(
                  &v = ctx.parent_value(2), &a = ctx.parent_value(3);
     const std::size_t rank = q.rank(), t = q.shape()[rank - 2];
     const std::size_t dk = q.shape()[rank - 1], dv = v.shape()[rank - 1];
-    // Written in full by the lanes (and the rotation's backward): never zero-filled
+    // Written in full by the lanes: never zero-filled
     Tensor dq = Tensor::uninitialized(q.shape()),
            dkey = Tensor::uninitialized(k.shape()),
            dval = Tensor::uninitialized(v.shape());

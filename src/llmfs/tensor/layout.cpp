@@ -99,18 +99,16 @@ std::expected<Tensor, TensorError> transpose(const Tensor& input, std::size_t ax
     run *= view.shape[axis];
   const std::vector<std::size_t> dims = view.shape.as_vector();
   const Shape leading(std::vector<std::size_t>(dims.begin(), dims.begin() + last + 1));
-  Storage values;
-  values.reserve(input.size());
+  Storage values(input.size());  // every element written below, in order
+  double* out = values.data();
   const auto in = input.values();
   for_each_strided<1>(leading,
                       {std::span<const std::size_t>(view.strides).first(last + 1)},
                       [&](const std::array<std::size_t, 1>& offset) {
-                        if (run == 1) {
-                          values.push_back(in[offset[0]]);
-                        } else {
-                          const auto block = in.subspan(offset[0], run);
-                          values.insert(values.end(), block.begin(), block.end());
-                        }
+                        if (run == 1)
+                          *out++ = in[offset[0]];
+                        else  // a contiguous block: one memmove
+                          out = std::copy_n(in.data() + offset[0], run, out);
                       });
   return Tensor::from_storage(std::move(view.shape), std::move(values));
 }
@@ -138,13 +136,10 @@ std::expected<Tensor, TensorError> slice_last_axis(const Tensor& input,
   const std::size_t rows = width == 0 ? 0 : input.size() / width;
   std::vector<std::size_t> out_dims = in_shape.as_vector();
   out_dims.back() = count;
-  Storage values;
-  values.reserve(rows * count);
+  Storage values(rows * count);  // every element written below
   const auto in = input.values();
-  for (std::size_t row = 0; row < rows; ++row) {
-    const auto first = in.begin() + static_cast<std::ptrdiff_t>(row * width + begin);
-    values.insert(values.end(), first, first + static_cast<std::ptrdiff_t>(count));
-  }
+  for (std::size_t row = 0; row < rows; ++row)
+    std::copy_n(in.data() + row * width + begin, count, values.data() + row * count);
   return Tensor::from_storage(Shape(std::move(out_dims)), std::move(values));
 }
 

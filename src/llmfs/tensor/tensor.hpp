@@ -28,12 +28,16 @@ namespace llmfs::tensor {
 /// `(count, value)` constructor, a copy) is the same as with `std::allocator`.
 template <class T>
 struct DefaultInitAllocator : std::allocator<T> {
+  /// The element type.
   using value_type = T;
+  /// The same allocator for another element type (not std::allocator<U>'s).
   template <class U>
   struct rebind {
+    /// DefaultInitAllocator of `U`.
     using other = DefaultInitAllocator<U>;
   };
   DefaultInitAllocator() noexcept = default;
+  /// From the allocator of another element type: stateless, nothing to copy.
   template <class U>
   DefaultInitAllocator(const DefaultInitAllocator<U>& /*other*/) noexcept {}
   /// No value: default-initialisation (no write for a trivial type).
@@ -89,6 +93,8 @@ class Tensor {
   [[nodiscard]] static Tensor uninitialized(Shape shape);
   /// The rank-0 tensor holding `value`.
   [[nodiscard]] static Tensor scalar(double value);
+  // endregion: tensor-class
+  // region: tensor-members
 
   /// The shape.
   [[nodiscard]] const Shape& shape() const noexcept { return shape_; }
@@ -100,7 +106,7 @@ class Tensor {
   [[nodiscard]] std::span<const double> values() const noexcept { return values_; }
   /// The elements in row-major order, writable (the shape cannot change).
   [[nodiscard]] std::span<double> mutable_values() noexcept { return values_; }
-  // endregion: tensor-class
+  // endregion: tensor-members
   // region: take-values
   /// Moves the storage out (Chapter 9's reshape of a tensor the caller gives up),
   /// leaving this tensor empty, of shape `[0]`, so that its shape and storage agree.
