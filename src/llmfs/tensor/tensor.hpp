@@ -88,8 +88,8 @@ class Tensor {
   /// A tensor whose elements are unspecified until written, for a kernel that writes
   /// every element before anything reads one (chapter 12's softmax rows, chapter 42's
   /// product and fused attention); reading one first is a bug. Builds without NDEBUG
-  /// (the asan preset) fill it with quiet NaN, so that a skipped element shows up in a
-  /// test's comparison. Same precondition as zeros().
+  /// (the sanitizer preset, asan) fill it with quiet NaN, so that a skipped element
+  /// shows up in a test's comparison. Same precondition as zeros().
   [[nodiscard]] static Tensor uninitialized(Shape shape);
   /// The rank-0 tensor holding `value`.
   [[nodiscard]] static Tensor scalar(double value);
